@@ -1,0 +1,32 @@
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test check bench clean
+
+$(BIN)/odke:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+
+$(VENV)/.dev: $(BIN)/odke pyproject.toml
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(VENV)/.dev
+
+demo: $(BIN)/odke
+	PATH=$(CURDIR)/$(BIN):$$PATH bash examples/demo.sh
+
+test: $(VENV)/.dev
+	$(BIN)/python -m pytest -n 2
+
+check: $(VENV)/.dev
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2
+
+bench: $(VENV)/.dev
+	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) demo-out

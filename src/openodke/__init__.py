@@ -1,0 +1,1 @@
+"""openodke: measure knowledge-extraction pipelines."""

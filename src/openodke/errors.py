@@ -1,0 +1,92 @@
+"""Every error openodke raises on purpose, and the exit code each maps to.
+
+Library code raises these; only the CLI turns them into an exit code and one line on stderr.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BudgetStop",
+    "CompareGateFailed",
+    "InputError",
+    "OdkeError",
+    "OntologyLoadError",
+    "PipelineError",
+    "ProviderError",
+    "ReportBug",
+    "exit_code_for",
+]
+
+
+class OdkeError(Exception):
+    """Base class: an expected failure with a one-line message and an exit code."""
+
+    exit_code: int = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(OdkeError, ValueError):
+    """Unreadable or invalid input. The message reads `path:line: what is wrong`."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+class OntologyLoadError(InputError):
+    """An ontology that does not load; the message lists every problem found."""
+
+    def __init__(self, problems: list[str], *, path: str | None = None) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems), path=path)
+
+
+class PipelineError(OdkeError):
+    """A pipeline that failed: a command exited non-zero, timed out or wrote nothing."""
+
+    exit_code = 1
+
+
+class ProviderError(OdkeError):
+    """A model provider call that failed after its retries."""
+
+    exit_code = 1
+
+
+class CompareGateFailed(OdkeError):
+    """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
+
+    exit_code = 1
+
+
+class ReportBug(OdkeError):
+    """A report that fails its own schema when written: a bug in openodke, exit 1."""
+
+    exit_code = 1
+
+
+class BudgetStop(OdkeError):
+    """The next model call would pass the run's budget."""
+
+    exit_code = 3
+
+
+def exit_code_for(error: BaseException) -> int:
+    """The process exit code for an error: its own for OdkeError, 130 for Ctrl-C, else 1."""
+    if isinstance(error, OdkeError):
+        return error.exit_code
+    if isinstance(error, KeyboardInterrupt):
+        return 130
+    return 1
