@@ -1,0 +1,34 @@
+"""The Evaluator: label formats, stage evaluators, reports and statistics."""
+
+from openodke.eval.jsonl import dump_jsonl, load_jsonl
+from openodke.eval.labels import (
+    LABEL_FORMATS,
+    CalibrationLabel,
+    GateLabel,
+    GoldFact,
+    GroundingLabel,
+    LinkRow,
+    PairLabel,
+    RouteLabel,
+    RoutePrediction,
+    ValidationPrediction,
+    describe,
+)
+from openodke.eval.stage_report import StageReport
+
+__all__ = [
+    "LABEL_FORMATS",
+    "CalibrationLabel",
+    "GateLabel",
+    "GoldFact",
+    "GroundingLabel",
+    "LinkRow",
+    "PairLabel",
+    "RouteLabel",
+    "RoutePrediction",
+    "StageReport",
+    "ValidationPrediction",
+    "describe",
+    "dump_jsonl",
+    "load_jsonl",
+]

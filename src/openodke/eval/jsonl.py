@@ -1,0 +1,119 @@
+"""Reading and writing JSONL rows with one clear error per bad line.
+
+Every reader here reports problems as ``path:line: what is wrong`` (an InputError, exit 2): invalid
+JSON, an unknown key, a missing or mistyped field, bytes that are not UTF-8, an empty file. A
+byte-order mark, CRLF line ends and blank lines are accepted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from openodke.errors import InputError
+
+__all__ = [
+    "atomic_write_text",
+    "dump_jsonl",
+    "iter_json_lines",
+    "load_jsonl",
+    "validation_message",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def validation_message(error: ValidationError) -> str:
+    """A pydantic error as ``field.path: message``, the first problem first, others counted."""
+    problems = error.errors()
+    first = problems[0]
+    where = ".".join(str(p) for p in first["loc"]) or "row"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key"
+    elif first["type"] == "missing":
+        message = "missing required field"
+    elif "input" in first and first["type"] not in {"value_error"}:
+        found = first["input"]
+        if not isinstance(found, dict | list):
+            message = f"{message}, got {json.dumps(found, default=str)[:60]}"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {message}{more}"
+
+
+def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, parsed JSON)`` for each non-blank line; InputError on a bad one."""
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, expected a JSONL file", path=name) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", path=name) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    seen = False
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InputError(
+                f"not UTF-8 (byte 0x{line[error.start]:02x} at column {error.start + 1})",
+                path=name,
+                line=number,
+            ) from None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"invalid JSON: {error.msg} at column {error.colno}", path=name, line=number
+            ) from None
+        seen = True
+        yield number, value
+    if not seen:
+        raise InputError("empty file: expected one JSON object per line", path=name)
+
+
+def load_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read one ``model`` per line of a JSONL file; InputError names the first bad line."""
+    rows: list[M] = []
+    for number, value in iter_json_lines(path):
+        if not isinstance(value, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(value).__name__}", path=str(path), line=number
+            )
+        try:
+            rows.append(model.model_validate(value))
+        except ValidationError as error:
+            raise InputError(validation_message(error), path=str(path), line=number) from None
+    return rows
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to a temp file in the same folder, then ``os.replace`` it into place."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:
+    """Write one ``model_dump_json()`` per line, atomically."""
+    atomic_write_text(path, "".join(row.model_dump_json() + "\n" for row in rows))
