@@ -1,1 +1,91 @@
-def main() -> None: ...
+"""The ``odke`` (alias ``openodke``) command: a thin layer over the library.
+
+Each command group lives in its own module with a ``register(app)`` function; this module only
+assembles them and maps errors to exit codes in one place.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from openodke import __version__
+from openodke.errors import OdkeError, exit_code_for
+
+__all__ = ["app", "eval_app", "bench_app", "main"]
+
+app = typer.Typer(
+    name="odke",
+    help="Measure knowledge-extraction pipelines: score, diagnose and compare.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+eval_app = typer.Typer(help="Score a stage or a whole pipeline against labels.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmark sets from local files.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+app.add_typer(bench_app, name="bench")
+
+# Command modules under openodke.cli; each defines register(eval_app) or register_bench(bench_app).
+_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline")
+_BENCH_MODULES = ("bench",)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"openodke {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+    debug: bool = typer.Option(False, "--debug", help="Show the traceback of an expected error."),
+) -> None:
+    """odke: documents in, facts out; how good is it, where does it lose facts, was it real?"""
+    _State.debug = debug
+
+
+class _State:
+    debug = False
+
+
+def _register() -> None:
+    for name in _EVAL_MODULES:
+        module = _try_import(name)
+        if module is not None:
+            module.register(eval_app)
+    for name in _BENCH_MODULES:
+        module = _try_import(name)
+        if module is not None:
+            module.register(bench_app)
+
+
+def _try_import(name: str):  # type: ignore[no-untyped-def]
+    try:
+        return importlib.import_module(f"openodke.cli.{name}")
+    except ModuleNotFoundError as error:
+        if error.name == f"openodke.cli.{name}":
+            return None
+        raise
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; an expected error prints one line and exits with its code, no traceback."""
+    try:
+        app(args=argv, prog_name="odke")
+    except OdkeError as error:
+        if _State.debug:
+            raise
+        sys.stderr.write(f"error: {error}\n")
+        sys.exit(exit_code_for(error))
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)

@@ -1,0 +1,12 @@
+from openodke import __version__
+from tests.conftest import run_odke
+
+
+def test_version_prints_the_package_version():
+    result = run_odke("--version")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"openodke {__version__}"
+
+
+def test_unknown_command_is_a_usage_error():
+    assert run_odke("nonsense").exit_code == 2
