@@ -1,0 +1,298 @@
+"""``odke eval route|ground|resolve|score|gate|validate|spans``: score one stage against labels.
+
+Each command reads its label rows (``--labels``), takes predictions from a file
+(``--predictions``) or runs a stage over the labels (``--run package.module:Name``), calls one
+evaluator and prints its StageReport (``--json`` for the JSON). Unreadable input exits 2 with
+``path:line: what is wrong``; a ``--run`` stage that raises exits 1.
+"""
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from pydantic import BaseModel
+
+from openodke.errors import InputError
+from openodke.eval.calibration import evaluate_calibration, score_labels
+from openodke.eval.gate import evaluate_gate, gate_items, gate_labels
+from openodke.eval.ground import evaluate_grounding, ground_labels, grounding_items
+from openodke.eval.jsonl import atomic_write_text, load_jsonl
+from openodke.eval.labels import (
+    CalibrationLabel,
+    GateLabel,
+    GroundingLabel,
+    PairLabel,
+    RouteLabel,
+    RoutePrediction,
+    ValidationPrediction,
+    describe,
+)
+from openodke.eval.resolve import evaluate_resolution, load_links
+from openodke.eval.route import evaluate_routing, route_labels, routing_items
+from openodke.eval.spans import evaluate_spans, load_facts
+from openodke.eval.stage_report import StageReport
+from openodke.protocols import load_stage
+
+__all__ = ["register"]
+
+M = TypeVar("M", bound=BaseModel)
+
+Labels = Annotated[
+    Path | None, typer.Option("--labels", help="Label rows, one JSON object per line.")
+]
+Predictions = Annotated[
+    Path | None,
+    typer.Option("--predictions", help="Prediction rows (a sink's facts.jsonl or links.jsonl)."),
+]
+Run = Annotated[
+    str | None,
+    typer.Option("--run", help="Run a stage over the labels: package.module:Name."),
+]
+Ontology = Annotated[Path | None, typer.Option("--ontology", help="Ontology JSON or YAML.")]
+Documents = Annotated[
+    Path | None, typer.Option("--documents", help="A folder of texts, or Document JSONL.")
+]
+Config = Annotated[Path | None, typer.Option("--config", help="A run config (odke.yaml).")]
+Describe = Annotated[
+    bool, typer.Option("--describe", help="Print what to label and what to predict, then exit.")
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+Items = Annotated[
+    Path | None,
+    typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
+]
+Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+
+
+def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
+    if path is None:
+        raise InputError(f"--labels is required (odke eval {stage} --describe shows the format)")
+    return load_jsonl(path, model)
+
+
+def _one_source(predictions: Path | None, run: str | None) -> None:
+    if predictions is not None and run is not None:
+        raise InputError("give --predictions or --run, not both")
+
+
+def _unused(**paths: Path | None) -> None:
+    # The stages loaded by --run are built with no arguments, so these reach them only once the
+    # ontology and config loaders are wired in; until then each must at least exist.
+    for name, path in paths.items():
+        if path is None:
+            continue
+        if not path.exists():
+            raise InputError("no such file or folder", path=str(path))
+        typer.echo(f"note: --{name} is checked but not passed to the stage", err=True)
+
+
+def _emit(report: StageReport, as_json: bool, report_path: Path | None) -> None:
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(report.render())
+    # issue 3: EvalReport — write an EvalReport (from_stage(report)) to report_path.
+    _ = report_path
+
+
+def _write_items(path: Path | None, rows: Sequence[dict[str, Any]]) -> None:
+    if path is None:
+        return
+    # compare needs unique ids, so a repeated label id keeps its first row.
+    unique = {str(row["id"]): row for row in reversed(rows)}
+    ordered = [unique[i] for i in dict.fromkeys(str(row["id"]) for row in rows)]
+    atomic_write_text(path, "".join(json.dumps(row) + "\n" for row in ordered))
+
+
+def ground(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Items = None,
+    report: Report = None,
+) -> None:
+    """Score grounding verdicts: accuracy, false_support, lost_support.
+
+    Example: odke eval ground --labels ground.jsonl --predictions out/facts.jsonl
+    """
+    if describe_:
+        typer.echo(describe("ground"))
+        return
+    rows = _labels(labels, GroundingLabel, "ground")
+    _one_source(predictions, run)
+    _unused(ontology=ontology, documents=documents, config=config)
+    if run is not None:
+        predicted = ground_labels(load_stage(run), rows)
+    else:
+        predicted = load_facts(predictions) if predictions is not None else None
+    _emit(evaluate_grounding(rows, predicted), as_json, report)
+    _write_items(items, grounding_items(rows, predicted))
+
+
+def resolve(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Items = None,
+    report: Report = None,
+    similar_as_same: Annotated[
+        bool, typer.Option("--similar-as-same", help="Count similar links as same_as.")
+    ] = False,
+) -> None:
+    """Score entity links: pairwise P/R/F1 and B-cubed.
+
+    Example: odke eval resolve --labels pairs.jsonl --predictions out/links.jsonl --json
+    """
+    if describe_:
+        typer.echo(describe("resolve"))
+        return
+    rows = _labels(labels, PairLabel, "resolve")
+    if run is not None:
+        raise InputError("resolve reads its links from a file: give --predictions, not --run")
+    if items is not None:
+        raise InputError("--items is per item; resolve scores pairs: leave --items out")
+    if predictions is None:
+        raise InputError("--predictions is required: LinkRow rows or a sink's links.jsonl")
+    _unused(ontology=ontology, documents=documents, config=config)
+    path = predictions / "links.jsonl" if predictions.is_dir() else predictions
+    report_ = evaluate_resolution(rows, load_links(path), similar_as_same=similar_as_same)
+    _emit(report_, as_json, report)
+
+
+def score(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Items = None,
+    report: Report = None,
+) -> None:
+    """Score confidences: Brier, reliability curve, ECE.
+
+    Example: odke eval score --labels calibration.jsonl --predictions out/facts.jsonl
+    """
+    if describe_:
+        typer.echo(describe("score"))
+        return
+    rows = _labels(labels, CalibrationLabel, "score")
+    _one_source(predictions, run)
+    if items is not None:
+        raise InputError("--items is right-or-wrong per item; score has no such item")
+    _unused(ontology=ontology, documents=documents, config=config)
+    if run is not None:
+        predicted = score_labels(load_stage(run), rows)
+    else:
+        predicted = load_facts(predictions) if predictions is not None else None
+    _emit(evaluate_calibration(rows, predicted), as_json, report)
+
+
+def gate(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Items = None,
+    report: Report = None,
+) -> None:
+    """Score a gate: agreement, kappa, wrongly_refused, wrongly_written.
+
+    Example: odke eval gate --labels verdicts.jsonl --run mypackage.gate:MyGate
+    """
+    if describe_:
+        typer.echo(describe("validate"))
+        return
+    rows = _labels(labels, GateLabel, "gate")
+    _one_source(predictions, run)
+    _unused(ontology=ontology, documents=documents, config=config)
+    if run is not None:
+        predicted = gate_labels(load_stage(run), rows)
+    elif predictions is not None:
+        predicted = load_jsonl(predictions, ValidationPrediction)
+    else:
+        raise InputError("give --predictions (ValidationPrediction rows) or --run pkg.mod:Gate")
+    _emit(evaluate_gate(rows, predicted), as_json, report)
+    _write_items(items, gate_items(rows, predicted))
+
+
+def route(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Items = None,
+    report: Report = None,
+) -> None:
+    """Score a router: per-label P/R/F1, confusion, facts_skipped.
+
+    Example: odke eval route --labels route.jsonl --run mypackage.routers:MarketingRouter
+    """
+    if describe_:
+        typer.echo(describe("route"))
+        return
+    rows = _labels(labels, RouteLabel, "route")
+    _one_source(predictions, run)
+    _unused(ontology=ontology, documents=documents, config=config)
+    if run is not None:
+        predicted = route_labels(load_stage(run), rows)
+    elif predictions is not None:
+        predicted = load_jsonl(predictions, RoutePrediction)
+    else:
+        raise InputError("give --predictions (RoutePrediction rows) or --run pkg.mod:Router")
+    _emit(evaluate_routing(rows, predicted), as_json, report)
+    _write_items(items, routing_items(rows, predicted))
+
+
+def spans(
+    facts: Annotated[
+        Path | None,
+        typer.Option("--facts", help="A run's facts.jsonl, or the folder a sink wrote."),
+    ] = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    report: Report = None,
+) -> None:
+    """Span width per verdict, and the share of facts citing no span. No labels.
+
+    Example: odke eval spans --facts out/
+    """
+    if describe_:
+        typer.echo(describe("spans"))
+        return
+    if facts is None:
+        raise InputError("--facts is required: a facts.jsonl or the folder a sink wrote")
+    _emit(evaluate_spans(load_facts(facts)), as_json, report)
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add the per-stage commands to ``odke eval``; ``validate`` is an alias of ``gate``."""
+    eval_app.command("route")(route)
+    eval_app.command("ground")(ground)
+    eval_app.command("resolve")(resolve)
+    eval_app.command("score")(score)
+    eval_app.command("gate")(gate)
+    eval_app.command("validate", help="Alias of gate. " + (gate.__doc__ or ""))(gate)
+    eval_app.command("spans")(spans)
