@@ -1,0 +1,165 @@
+"""`odke eval compare A B`: was the change real? A thin layer over `compare_items`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from openodke.errors import CompareGateFailed, InputError
+from openodke.eval.compare import Comparison, compare_items, render_comparison
+from openodke.eval.items import read_items, write_text_atomic
+
+__all__ = ["DESCRIBE", "gate_failures", "register"]
+
+DESCRIBE = """\
+odke eval compare A B: was the change from run A to run B real?
+
+inputs
+  A, B      items files from the same labels, A (before) then B (after); both hold the same ids.
+            --items on extract, ground, validate, route and pipeline writes them:
+              {"id": "d1", "tp": 3, "fp": 1, "fn": 0}   per document: corpus micro P/R/F1
+              {"id": "g7", "correct": true}             per item: accuracy
+  --metric  the metric that decides: f1 (default), precision or recall for documents;
+            accuracy for items. For documents the other two are guardrails: shown, never deciding.
+
+method
+  paired bootstrap (Koehn 2004): --resamples (2000) draws of the items or documents, seeded by
+  --seed (0), the same draws for A and B; the 95% percentile interval of B - A.
+
+verdicts
+  better        the whole 95% interval is above zero
+  worse         the whole 95% interval is below zero
+  inconclusive  the interval contains zero, or, for right-or-wrong items, McNemar's exact p
+                on the flips is 0.05 or more (both must agree to call a change)
+  Every comparison states its detection limit, the smallest change the set detects (95%
+  confidence, 80% power): Z*sqrt(d/n) for items, d the share that flipped; Z times the
+  bootstrap standard error of B - A for documents; Z = 1.959964 + 0.841621.
+
+exit codes
+  0  better or inconclusive
+  1  worse; inconclusive with --fail-on-inconclusive; the low end of B's range under
+     --fail-under X. Each reason prints a `gate: fail: <reason>` line.
+  2  files that cannot be compared: unreadable, a bad row (path:line), different ids or
+     different kinds of rows, or a metric the rows do not have.
+
+output
+  a table (default), one comparison block as JSON (--json), or --report PATH: a JSON file
+  {"comparison": ...} written atomically.
+"""
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add the `compare` command to the `odke eval` group."""
+    eval_app.command(
+        "compare",
+        help="Was the change real? Compare run B against run A on the same items.\n\n"
+        "Example: odke eval compare base.items.jsonl head.items.jsonl --fail-under 0.80",
+    )(compare)
+
+
+def compare(
+    a: Annotated[
+        Path | None,
+        typer.Argument(metavar="A", help="Run A's items file (before).", show_default=False),
+    ] = None,
+    b: Annotated[
+        Path | None,
+        typer.Argument(metavar="B", help="Run B's items file (after).", show_default=False),
+    ] = None,
+    metric: Annotated[
+        str | None,
+        typer.Option(help="Deciding metric: f1, precision, recall (documents); accuracy (items)."),
+    ] = None,
+    resamples: Annotated[int, typer.Option(help="Bootstrap draws.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the draws.")] = 0,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(help="Fail (exit 1) when the low end of B's 95% range is under X."),
+    ] = None,
+    fail_on_inconclusive: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-inconclusive", help="Fail (exit 1) on an inconclusive verdict too."
+        ),
+    ] = False,
+    applied: Annotated[
+        str | None, typer.Option(help="The fix B applied (a fix id), for the track record.")
+    ] = None,
+    track_record: Annotated[
+        Path | None, typer.Option(help="The track-record.jsonl to append what B measured to.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one comparison block.")] = False,
+    report: Annotated[
+        Path | None, typer.Option(help='Write {"comparison": ...} to this JSON file.')
+    ] = None,
+    describe: Annotated[
+        bool, typer.Option("--describe", help="Print the contract and exit.")
+    ] = False,
+) -> None:
+    """Compare run B against run A: better, worse or inconclusive."""
+    if describe:
+        typer.echo(DESCRIBE, nl=False)
+        return
+    if a is None or b is None:
+        raise InputError("compare needs two items files, A then B (see --describe)")
+    # issue 4: --applied and --track-record are accepted and kept here; appending what B
+    # measured to the track record comes with the fixes (the track record's part).
+    _track_record = (applied, track_record)  # noqa: F841
+
+    comparison = compare_items(
+        read_items(a),
+        read_items(b),
+        metric=metric,
+        resamples=resamples,
+        seed=seed,
+        a_name=str(a),
+        b_name=str(b),
+    )
+    if report is not None:
+        block = {"comparison": comparison.model_dump(mode="json")}
+        write_text_atomic(report, json.dumps(block, indent=2, allow_nan=False) + "\n")
+    if as_json:
+        typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
+    else:
+        typer.echo(render_comparison(comparison))
+
+    reasons = gate_failures(
+        comparison, fail_under=fail_under, fail_on_inconclusive=fail_on_inconclusive
+    )
+    for reason in reasons:
+        # Beside --json the gate lines go to stderr, so stdout stays one JSON document.
+        typer.echo(f"gate: fail: {reason}", err=as_json)
+    if reasons:
+        sys.stdout.flush()
+        raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
+
+
+def gate_failures(
+    comparison: Comparison, *, fail_under: float | None = None, fail_on_inconclusive: bool = False
+) -> list[str]:
+    """Each reason the compare gate fails: worse, inconclusive (when asked), B under a floor."""
+    primary, name = comparison.primary, comparison.metric
+    reasons: list[str] = []
+    if primary.verdict == "worse" and primary.interval and primary.difference is not None:
+        low, high = primary.interval
+        reasons.append(
+            f"B is worse than A on {name}: {primary.difference * 100:+.1f} points, "
+            f"{primary.level * 100:g}% interval {low * 100:+.1f} to {high * 100:+.1f}"
+        )
+    if primary.verdict == "inconclusive" and fail_on_inconclusive:
+        reasons.append(f"inconclusive on {name}, and --fail-on-inconclusive is set")
+    if fail_under is not None:
+        if primary.b_interval is None:
+            reasons.append(
+                f"B's {name} is undefined, so it is not above --fail-under {fail_under:g}"
+            )
+        elif primary.b_interval[0] < fail_under:
+            reasons.append(
+                f"the low end of B's {name} range, {primary.b_interval[0]:.3f}, is under "
+                f"--fail-under {fail_under:g}"
+            )
+    return reasons
