@@ -1,0 +1,71 @@
+"""Reading the JSON or JSONL files adapters take, with ``path:line`` errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from openodke.errors import InputError
+from openodke.eval.jsonl import iter_json_lines, validation_message
+from openodke.interop.match import DocumentIndex
+from openodke.types import Document
+
+__all__ = ["Problem", "as_index", "read_records", "scalar", "why"]
+
+
+def as_index(documents: Iterable[Document] | DocumentIndex) -> DocumentIndex:
+    """The documents as a DocumentIndex (an index passes through, keeping its names)."""
+    return documents if isinstance(documents, DocumentIndex) else DocumentIndex(documents)
+
+
+def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
+    """``(line, record)`` pairs from a JSON file (a list, or one object) or a JSONL file.
+
+    A JSON file's records have no line (None); a JSONL file's have their line number.
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, expected a JSON or JSONL file", path=name) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read: {error}", path=name) from None
+    try:
+        whole = json.loads(text)
+    except json.JSONDecodeError:
+        return list(iter_json_lines(path))
+    if isinstance(whole, list):
+        return [(None, record) for record in whole]
+    return [(None, whole)]
+
+
+class Problem(InputError):
+    """A malformed record: ``path:line: record N: what is wrong``."""
+
+    def __init__(self, what: str, *, path: str | Path, line: int | None, number: int) -> None:
+        where = f"record {number}: " if line is None else ""
+        super().__init__(where + what, path=str(path), line=line)
+
+
+def scalar(value: Any) -> str | int | float | bool | None:
+    """A JSON scalar usable as a triple's object, or None for null, NaN, lists and objects."""
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    return None
+
+
+def why(error: Exception) -> str:
+    """A short reason for a malformed record: a missing key, a bad value, a row that fails."""
+    if isinstance(error, ValidationError):
+        return validation_message(error).replace("Value error, ", "")
+    if isinstance(error, KeyError):
+        return f"missing '{error.args[0]}'"
+    return str(error)

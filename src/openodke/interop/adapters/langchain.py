@@ -1,0 +1,160 @@
+"""LangChain graph documents (``GraphDocument`` dumps) as triples rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from openodke.interop.adapters._records import Problem, as_index, read_records, scalar, why
+from openodke.interop.match import DocumentIndex
+from openodke.interop.triples import TripleRow
+from openodke.types import Document
+
+__all__ = ["read_langchain"]
+
+_UNTYPED = {"", "node"}  # langchain's Node.type defaults to "Node": no type was given
+
+
+def read_langchain(
+    path: str | Path, documents: Iterable[Document] | DocumentIndex
+) -> list[TripleRow]:
+    """Read LangChain ``GraphDocument`` dumps (``LLMGraphTransformer`` output) as triples rows.
+
+    The file holds ``graph_document.model_dump()`` objects: a JSON list, one object, or JSONL.
+    LangChain's own ``dumpd`` envelope (``{"lc": 1, "type": "constructor", "kwargs": {...}}``) is
+    unwrapped wherever it appears.
+
+    Mapping:
+
+    - each ``relationships[]`` entry is one row: ``source.id`` -> ``subject``, ``source.type`` ->
+      ``subject_type``, ``type`` -> ``predicate`` (``WORKS_AT`` finds the ontology's
+      ``works_at``: lookups ignore case), ``target.id`` -> ``object``, ``target.type`` ->
+      ``object_type``, ``properties`` -> ``qualifiers``. A node type of ``Node`` (LangChain's
+      default) counts as untyped;
+    - each scalar in a node's ``properties`` is one more row: the node is the subject, the key
+      the predicate and the value a literal (``object_type: "string"`` for text); a list gives a
+      row per element;
+    - the document is ``source``: matched by ``source.id``, ``metadata.id`` or
+      ``metadata.source`` (a document id, a harness file name, or a source stem), else by
+      ``page_content`` equal to a document's text, else by the one document containing it (a
+      chunk). An unmatched graph keeps its first reference as ``doc``, so the harness drops and
+      counts its rows;
+    - LangChain records no spans, so every row cites its whole document (``context``);
+      ``extractor`` is ``langchain``.
+    """
+    index = as_index(documents)
+    rows: list[TripleRow] = []
+    for number, (line, record) in enumerate(read_records(path), start=1):
+        graph = _unwrap(record)
+        if not isinstance(graph, dict) or "relationships" not in graph:
+            raise Problem(
+                "expected a GraphDocument object with 'nodes', 'relationships' and 'source'",
+                path=path,
+                line=line,
+                number=number,
+            )
+        doc_ref = _document(graph.get("source"), index, number)
+        for position, relation in enumerate(graph.get("relationships") or []):
+            try:
+                rows.append(_relation_row(relation, doc_ref))
+            except (KeyError, TypeError, ValueError, ValidationError) as error:
+                raise Problem(
+                    f"relationships[{position}]: {why(error)}", path=path, line=line, number=number
+                ) from None
+        for node in graph.get("nodes") or []:
+            if isinstance(node, dict):
+                rows.extend(_property_rows(node, doc_ref))
+    return rows
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, dict):
+        if value.get("lc") == 1 and value.get("type") == "constructor" and "kwargs" in value:
+            return _unwrap(value["kwargs"])
+        return {key: _unwrap(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_unwrap(item) for item in value]
+    return value
+
+
+def _type(node: dict[str, Any]) -> str | None:
+    written = node.get("type")
+    if not isinstance(written, str) or written.strip().casefold() in _UNTYPED:
+        return None
+    return written
+
+
+def _name(node: Any) -> str:
+    if not isinstance(node, dict) or "id" not in node:
+        raise KeyError("id")
+    name = node["id"]
+    if isinstance(name, bool) or not isinstance(name, str | int):
+        raise ValueError(f"node id must be a string or integer, got {name!r}")
+    return str(name)
+
+
+def _relation_row(relation: Any, doc_ref: str) -> TripleRow:
+    if not isinstance(relation, dict):
+        raise ValueError("expected an object")
+    source, target = relation["source"], relation["target"]
+    qualifiers = {k: v for k, v in (relation.get("properties") or {}).items() if v is not None}
+    return TripleRow(
+        doc=doc_ref,
+        subject=_name(source),
+        subject_type=_type(source),
+        predicate=str(relation["type"]),
+        object=_name(target),
+        object_type=_type(target),
+        qualifiers=qualifiers,
+        extractor="langchain",
+    )
+
+
+def _property_rows(node: dict[str, Any], doc_ref: str) -> list[TripleRow]:
+    rows: list[TripleRow] = []
+    try:
+        subject = _name(node)
+    except (KeyError, ValueError):
+        return rows
+    for key, value in (node.get("properties") or {}).items():
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            literal = scalar(item)
+            if literal is None or (isinstance(literal, str) and not literal.strip()):
+                continue
+            rows.append(
+                TripleRow(
+                    doc=doc_ref,
+                    subject=subject,
+                    subject_type=_type(node),
+                    predicate=str(key),
+                    object=literal,
+                    object_type="string" if isinstance(literal, str) else None,
+                    extractor="langchain",
+                )
+            )
+    return rows
+
+
+def _document(source: Any, index: DocumentIndex, number: int) -> str:
+    """The id of the document a graph came from, or its best reference when none matches."""
+    source = source if isinstance(source, dict) else {}
+    metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else {}
+    references = [
+        str(ref)
+        for ref in (source.get("id"), metadata.get("id"), metadata.get("source"))
+        if isinstance(ref, str | int) and not isinstance(ref, bool) and str(ref)
+    ]
+    for reference in references:
+        found = index.get(reference)
+        if found is not None:
+            return found.id
+    text = source.get("page_content")
+    if isinstance(text, str) and text:
+        found = index.by_text(text) or index.containing(text)
+        if found is not None:
+            return found.id
+    return references[0] if references else f"langchain graph {number} (no source document)"

@@ -1,0 +1,201 @@
+"""Harness matching: which Document a row's ``doc`` names.
+
+A row's ``doc`` may be, in this order of precedence:
+
+1. the Document's id;
+2. the name its text had in the folder a ``--cmd`` pipeline read (``names``: doc id -> file
+   name, e.g. ``halden.txt``), with or without ``.txt``;
+3. the stem of the document's source file (its id or uri without folder and suffix: ``texts/
+   halden.txt`` -> ``halden``), when exactly one document has that stem.
+
+A row naming no document, or a stem several documents share, is dropped and counted in a note.
+A file name given to two documents goes to the first, with a warning note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Literal
+
+from openodke.interop.triples import TripleRow
+from openodke.types import Document
+
+__all__ = ["DocumentIndex", "MatchResult", "match_documents", "match_rows", "source_stem"]
+
+How = Literal["id", "name", "stem", "ambiguous", "unmatched"]
+
+_RECORD_SUFFIX = re.compile(r"(#L\d+)?(~\d+)?$")
+_LISTED = 20  # how many unmatched or ambiguous references a note names
+
+
+def source_stem(reference: str) -> str:
+    """A source path's stem: folder, ``#L<line>``/``~n`` and suffix dropped (``a/b.txt`` -> ``b``)."""
+    path = _RECORD_SUFFIX.sub("", reference.replace("\\", "/"))
+    return PurePosixPath(path).stem if path else ""
+
+
+class DocumentIndex:
+    """Looks documents up by id, by the file name a harness gave them, by source stem, by text."""
+
+    def __init__(
+        self, documents: Iterable[Document], *, names: Mapping[str, str] | None = None
+    ) -> None:
+        self.documents: list[Document] = list(documents)
+        self.notes: list[str] = []
+        self._by_id: dict[str, Document] = {}
+        for doc in self.documents:
+            self._by_id.setdefault(doc.id, doc)
+        self._by_name: dict[str, Document] = {}
+        owner: dict[str, str] = {}
+        for doc_id, file_name in (names or {}).items():
+            named = self._by_id.get(doc_id)
+            if named is None:
+                continue
+            for form in _name_forms(file_name):
+                if form in self._by_name and self._by_name[form].id != named.id:
+                    if form == file_name:
+                        self.notes.append(
+                            f"file name '{file_name}' is shared by documents '{owner[form]}' "
+                            f"and '{named.id}'; rows naming it go to '{owner[form]}'"
+                        )
+                    continue
+                self._by_name[form] = named
+                owner[form] = named.id
+        self._by_stem: dict[str, list[Document]] = {}
+        for doc in self.documents:
+            stems = {source_stem(doc.id)} | ({source_stem(doc.uri)} if doc.uri else set())
+            for stem in stems - {""}:
+                group = self._by_stem.setdefault(stem, [])
+                if doc not in group:
+                    group.append(doc)
+        self._by_text: dict[str, Document] = {}
+        for doc in self.documents:
+            self._by_text.setdefault(doc.text, doc)
+
+    def resolve(self, reference: str) -> tuple[Document | None, How]:
+        """The document ``reference`` names, and how: ``id``, ``name``, ``stem``, or why not."""
+        if reference in self._by_id:
+            return self._by_id[reference], "id"
+        if reference in self._by_name:
+            return self._by_name[reference], "name"
+        group = self._by_stem.get(reference) or self._by_stem.get(source_stem(reference), [])
+        if len(group) == 1:
+            return group[0], "stem"
+        return None, "ambiguous" if group else "unmatched"
+
+    def get(self, reference: str) -> Document | None:
+        """The document ``reference`` names, or None (unmatched or ambiguous)."""
+        return self.resolve(reference)[0]
+
+    def by_text(self, text: str) -> Document | None:
+        """The first document whose text is exactly ``text`` (then ignoring outer whitespace)."""
+        found = self._by_text.get(text)
+        if found is None:
+            stripped = text.strip()
+            found = next((d for d in self.documents if d.text.strip() == stripped), None)
+        return found
+
+    def containing(self, text: str) -> Document | None:
+        """The one document whose text contains ``text``; None when none or several do."""
+        if not text.strip():
+            return None
+        hits = [d for d in self.documents if text in d.text]
+        return hits[0] if len(hits) == 1 else None
+
+
+def _name_forms(file_name: str) -> list[str]:
+    forms = [file_name]
+    if file_name.endswith(".txt"):
+        forms.append(file_name[: -len(".txt")])
+    return forms
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Rows paired with their documents, and what could not be paired."""
+
+    matched: list[tuple[TripleRow, Document]]
+    unmatched_rows: int = 0
+    ambiguous_rows: int = 0
+    unmatched_docs: list[str] = field(default_factory=list)
+    ambiguous_docs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def dropped(self) -> int:
+        """Rows naming no document, or a stem several documents share."""
+        return self.unmatched_rows + self.ambiguous_rows
+
+
+def match_rows(
+    rows: Iterable[TripleRow],
+    documents: Iterable[Document] | DocumentIndex,
+    *,
+    names: Mapping[str, str] | None = None,
+) -> MatchResult:
+    """Pair each row with the document its ``doc`` names; count and note the rest.
+
+    ``unmatched_docs`` and ``ambiguous_docs`` list the first 20 distinct references.
+    """
+    index = (
+        documents if isinstance(documents, DocumentIndex) else DocumentIndex(documents, names=names)
+    )
+    matched: list[tuple[TripleRow, Document]] = []
+    missing: dict[str, int] = {}
+    ambiguous: dict[str, int] = {}
+    for row in rows:
+        doc, how = index.resolve(row.doc)
+        if doc is not None:
+            matched.append((row, doc))
+        elif how == "ambiguous":
+            ambiguous[row.doc] = ambiguous.get(row.doc, 0) + 1
+        else:
+            missing[row.doc] = missing.get(row.doc, 0) + 1
+    notes = list(index.notes)
+    if missing:
+        count = sum(missing.values())
+        notes.append(
+            f"{_rows(count)} named no document and {_were(count)} dropped: {_listed(missing)}"
+        )
+    if ambiguous:
+        count = sum(ambiguous.values())
+        notes.append(
+            f"{_rows(count)} named a file stem several documents share and {_were(count)} "
+            f"dropped: {_listed(ambiguous)}"
+        )
+    return MatchResult(
+        matched=matched,
+        unmatched_rows=sum(missing.values()),
+        ambiguous_rows=sum(ambiguous.values()),
+        unmatched_docs=list(missing)[:_LISTED],
+        ambiguous_docs=list(ambiguous)[:_LISTED],
+        notes=notes,
+    )
+
+
+def match_documents(
+    rows: Iterable[TripleRow],
+    documents: Iterable[Document],
+    *,
+    names: Mapping[str, str] | None = None,
+) -> tuple[list[tuple[TripleRow, Document]], int, list[str]]:
+    """``(matched, dropped, notes)``: each row with its document, rows dropped, notes to print."""
+    result = match_rows(rows, documents, names=names)
+    return result.matched, result.dropped, result.notes
+
+
+def _rows(count: int) -> str:
+    return f"{count} row" if count == 1 else f"{count} rows"
+
+
+def _were(count: int) -> str:
+    return "was" if count == 1 else "were"
+
+
+def _listed(counts: dict[str, int]) -> str:
+    shown = [f"'{ref}'" + (f" ({n})" if n > 1 else "") for ref, n in list(counts.items())[:_LISTED]]
+    more = len(counts) - _LISTED
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")

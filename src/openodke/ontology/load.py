@@ -1,0 +1,225 @@
+"""Loading an ontology from a mapping, a JSON or YAML file, or pydantic classes.
+
+Loading is strict by default: every problem (unknown keys, wrong values, and what ``validate()``
+finds) is gathered and raised at once as an OntologyLoadError, one ``dotted.path: message`` each.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import types
+import typing
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from openodke.errors import InputError, OntologyLoadError
+from openodke.ontology.checks import did_you_mean
+from openodke.ontology.model import EntityType, Ontology, Predicate, Qualifier
+
+__all__ = [
+    "load_ontology",
+    "ontology_from_dict",
+    "ontology_from_json",
+    "ontology_from_pydantic",
+    "ontology_from_yaml",
+]
+
+
+def ontology_from_dict(
+    data: Any, *, strict: bool = True, path: str | Path | None = None
+) -> Ontology:
+    """Build an Ontology from a mapping; OntologyLoadError lists every problem found.
+
+    With ``strict=False`` only what stops the model being built (an unknown key, a wrong value)
+    raises; the problems ``validate()`` finds are left for the caller to read.
+    """
+    where = None if path is None else str(path)
+    if not isinstance(data, dict):
+        raise OntologyLoadError(
+            [f"expected an object at the top level, got {type(data).__name__}"], path=where
+        )
+    try:
+        ontology = Ontology.model_validate(data)
+    except ValidationError as error:
+        raise OntologyLoadError(_problems(error), path=where) from None
+    if strict:
+        errors = [str(d) for d in ontology.validate() if d.severity == "error"]
+        if errors:
+            raise OntologyLoadError(errors, path=where)
+    return ontology
+
+
+def ontology_from_json(path: str | Path, *, strict: bool = True) -> Ontology:
+    """Read an ontology JSON file; invalid JSON is an InputError at ``path:line``."""
+    text = _read(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"invalid JSON: {error.msg} at column {error.colno}", path=str(path), line=error.lineno
+        ) from None
+    return ontology_from_dict(data, strict=strict, path=path)
+
+
+def ontology_from_yaml(path: str | Path, *, strict: bool = True) -> Ontology:
+    """Read an ontology YAML file; invalid YAML is an InputError at ``path:line``."""
+    text = _read(path)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(f"invalid YAML: {problem}", path=str(path), line=line) from None
+    return ontology_from_dict(data, strict=strict, path=path)
+
+
+def load_ontology(path: str | Path, *, strict: bool = True) -> Ontology:
+    """Read JSON or YAML by suffix: ``.yaml`` and ``.yml`` are YAML, anything else JSON."""
+    if Path(path).suffix.lower() in {".yaml", ".yml"}:
+        return ontology_from_yaml(path, strict=strict)
+    return ontology_from_json(path, strict=strict)
+
+
+def _read(path: str | Path) -> str:
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such file", path=name) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, expected an ontology file", path=name) from None
+    except OSError as error:
+        raise InputError(f"cannot read: {error.strerror}", path=name) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputError("not UTF-8", path=name, line=line) from None
+    if not text.strip():
+        raise InputError("empty file: expected an ontology object", path=name)
+    return text
+
+
+_FIELDS_AT: dict[str, type[BaseModel]] = {
+    "types": EntityType,
+    "predicates": Predicate,
+}
+
+
+def _problems(error: ValidationError) -> list[str]:
+    """Every pydantic error as ``dotted.path: message``, unknown keys with a did-you-mean."""
+    problems: list[str] = []
+    for item in error.errors():
+        loc = [str(part) for part in item["loc"]]
+        where = ".".join(loc) or "ontology"
+        if item["type"] == "extra_forbidden":
+            hint = did_you_mean(loc[-1], _model_at(loc[:-1]).model_fields)
+            problems.append(f"{where}: unknown key{hint}")
+        elif item["type"] == "missing":
+            problems.append(f"{where}: missing required field")
+        else:
+            found = item.get("input")
+            got = ""
+            if not isinstance(found, dict | list) and item["type"] != "value_error":
+                got = f", got {json.dumps(found, default=str)[:60]}"
+            problems.append(f"{where}: {item['msg']}{got}")
+    return problems
+
+
+def _model_at(loc: list[str]) -> type[BaseModel]:
+    if len(loc) >= 2 and loc[0] in _FIELDS_AT:
+        if len(loc) >= 4 and loc[0] == "predicates" and loc[2] == "qualifiers":
+            return Qualifier
+        return _FIELDS_AT[loc[0]]
+    return Ontology
+
+
+_LITERALS: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    datetime: "datetime",
+    date: "date",
+}
+
+
+def ontology_from_pydantic(
+    *models: type[BaseModel], name: str = "untitled", strict: bool = True
+) -> Ontology:
+    """An ontology from pydantic classes: one type per class, one predicate per field.
+
+    A field typed as another given class makes an edge (its range is that type), any other type
+    a property (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` -> ``number``, ``bool``
+    -> ``boolean``, ``date``, ``datetime``; anything else ``string``). A list, tuple or set makes
+    the predicate ``multi``. The same field name on several classes is one predicate whose domain
+    lists each class; it must have one range.
+    """
+    known = {model.__name__: model for model in models}
+    data: dict[str, Any] = {"name": name, "types": {}, "predicates": {}}
+    problems: list[str] = []
+    for model in models:
+        doc = (model.__doc__ or "").strip().split("\n\n")[0]
+        data["types"][model.__name__] = {"description": " ".join(doc.split())}
+        for field_name, field in model.model_fields.items():
+            target, multi = _unwrap(field.annotation)
+            if (
+                isinstance(target, type)
+                and target.__name__ in known
+                and target is known[target.__name__]
+            ):
+                range_name = target.__name__
+            else:
+                range_name = _literal_name(target)
+            entry = data["predicates"].setdefault(
+                field_name,
+                {
+                    "description": field.description or "",
+                    "range": range_name,
+                    "cardinality": "multi" if multi else "single",
+                    "domain": [],
+                    "required": field.is_required(),
+                },
+            )
+            if entry["range"] != range_name:
+                problems.append(
+                    f"{model.__name__}.{field_name}: range '{range_name}' differs from "
+                    f"'{entry['range']}' on another class"
+                )
+            entry["domain"].append(model.__name__)
+    if problems:
+        raise OntologyLoadError(problems)
+    return ontology_from_dict(data, strict=strict)
+
+
+def _unwrap(annotation: Any) -> tuple[Any, bool]:
+    """The innermost type of an annotation, and whether a collection wrapped it."""
+    multi = False
+    while True:
+        origin = typing.get_origin(annotation)
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if origin in (typing.Union, types.UnionType) and len(args) == 1:
+            annotation = args[0]
+        elif origin in (list, tuple, set, frozenset) and args:
+            multi = True
+            annotation = args[0]
+        elif origin is typing.Annotated and args:
+            annotation = args[0]
+        else:
+            return annotation, multi
+
+
+def _literal_name(target: Any) -> str:
+    if isinstance(target, type):
+        if issubclass(target, enum.Enum):
+            return "string"
+        for base, literal in _LITERALS.items():
+            if issubclass(target, base):
+                return literal
+    return "string"

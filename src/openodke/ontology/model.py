@@ -1,0 +1,396 @@
+"""The ontology's records: entity types, predicates and their qualifiers, and the lookups on them.
+
+An ontology is what an extractor may say: which types of thing exist, which predicates each type
+can take, which predicates make edges (their range is a type) and which make properties (their
+range is a literal type). Loading, checking, snippets and diffs live in sibling modules; this one
+holds the data and the lookups every stage uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+if TYPE_CHECKING:
+    from openodke.ontology.checks import Diagnostic
+    from openodke.ontology.diff import OntologyDiff
+    from openodke.ontology.snippet import OntologySnippet
+
+__all__ = [
+    "LITERAL_TYPES",
+    "EntityType",
+    "Ontology",
+    "Predicate",
+    "Qualifier",
+    "lookup_form",
+]
+
+LITERAL_TYPES: frozenset[str] = frozenset(
+    {"string", "text", "integer", "number", "float", "boolean", "date", "datetime", "quantity"}
+)
+"""Range names that make a property (a literal object) rather than an edge."""
+
+
+def lookup_form(name: str) -> str:
+    """How names compare in lookups: case-folded, underscores as spaces, whitespace collapsed."""
+    return " ".join(name.replace("_", " ").split()).casefold()
+
+
+def _as_tuple(value: Any) -> Any:
+    # A single name where a list is expected ("domain": "Person") means a list of one.
+    if isinstance(value, str):
+        return (value,)
+    return value
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Qualifier(_Entry):
+    """A qualifier a predicate's facts may carry (``percentile``, ``as_of``)."""
+
+    identity: bool = Field(
+        default=False,
+        description="True when the qualifier bears identity: facts differing in it are different facts.",
+    )
+    description: str = Field(
+        default="", description="What the qualifier means, shown to the extractor."
+    )
+
+
+class EntityType(_Entry):
+    """A type of thing (``Person``, ``Company``)."""
+
+    name: str = Field(default="", description="The type's name; defaults to its key in `types`.")
+    description: str = Field(
+        default="", description="What counts as this type, shown to the extractor."
+    )
+    parents: tuple[str, ...] = Field(
+        default=(), description="Types this one specialises; it inherits their predicates."
+    )
+    keys: tuple[str, ...] = Field(
+        default=(), description="Predicates whose values together name the thing."
+    )
+    aliases: tuple[str, ...] = Field(default=(), description="Other names for the type.")
+
+    _tuples = field_validator("parents", "keys", "aliases", mode="before")(_as_tuple)
+
+
+class Predicate(_Entry):
+    """A relation (range is a type: an edge) or a property (range is a literal type)."""
+
+    name: str = Field(default="", description="The predicate's name; defaults to its key.")
+    label: str | None = Field(default=None, description="A human reading of the name.")
+    description: str = Field(
+        default="", description="What the predicate means, shown to the extractor."
+    )
+    domain: tuple[str, ...] = Field(
+        default=(), description="Types a subject may have; empty means open to every type."
+    )
+    range: str = Field(
+        default="string",
+        description="A type name (the fact is an edge) or a literal type (a property).",
+    )
+    cardinality: Literal["single", "multi"] = Field(
+        default="single", description="`single`: one value per subject (and scope); `multi`: many."
+    )
+    cardinality_scope: tuple[str, ...] = Field(
+        default=(), description="Identity qualifier keys within which the cardinality holds."
+    )
+    required: bool = Field(default=False, description="Every subject of the domain must have it.")
+    qualifiers: dict[str, Qualifier] = Field(
+        default_factory=dict,
+        description="Qualifier key -> {identity, description}; a bare list of names means all reconcilable.",
+    )
+    aliases: tuple[str, ...] = Field(
+        default=(), description="Other names the predicate answers to."
+    )
+    importance: float = Field(
+        default=0.5, description="Ranks the predicate in snippets: higher is offered first."
+    )
+    examples: tuple[str | dict[str, Any], ...] = Field(
+        default=(), description="Examples shown to the extractor."
+    )
+    inverse_of: str | None = Field(
+        default=None,
+        description="The predicate stating the same fact the other way round; one side suffices.",
+    )
+    symmetric: bool = Field(default=False, description="A fact holds the other way round too.")
+
+    _tuples = field_validator("domain", "cardinality_scope", "aliases", "examples", mode="before")(
+        _as_tuple
+    )
+
+    @field_validator("qualifiers", mode="before")
+    @classmethod
+    def _bare_qualifier_names(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return {str(name): {} for name in value}
+        return value
+
+    @property
+    def identity_keys(self) -> tuple[str, ...]:
+        """Qualifier keys that bear identity: those marked so, and the cardinality scope."""
+        marked = [key for key, q in self.qualifiers.items() if q.identity]
+        return tuple(sorted(set(marked) | set(self.cardinality_scope)))
+
+
+def _keyed(value: Any) -> Any:
+    # `types`/`predicates` may be a list of names or of entries with a `name`; a missing
+    # entry body means all defaults; an entry's name defaults to its key.
+    if value is None:
+        return {}
+    if isinstance(value, list | tuple):
+        keyed: dict[str, Any] = {}
+        for item in value:
+            if isinstance(item, str):
+                keyed[item] = {}
+            elif isinstance(item, dict) and isinstance(item.get("name"), str):
+                keyed[item["name"]] = item
+            elif isinstance(item, EntityType | Predicate) and item.name:
+                keyed[item.name] = item
+            else:
+                return value  # let validation say what is wrong
+        value = keyed
+    if not isinstance(value, dict):
+        return value
+    filled: dict[Any, Any] = {}
+    for key, entry in value.items():
+        if entry is None:
+            entry = {}
+        if isinstance(entry, dict) and "name" not in entry:
+            entry = {**entry, "name": key}
+        elif isinstance(entry, _Entry) and not getattr(entry, "name", ""):
+            entry = entry.model_copy(update={"name": key})
+        filled[key] = entry
+    return filled
+
+
+class Ontology(BaseModel):
+    """Types and predicates: what an extractor may say, and how facts are typed and keyed.
+
+    Build one with :meth:`from_dict`, :meth:`from_json` or :meth:`from_yaml` (strict: every
+    problem :meth:`validate` finds is raised at once). ``inverse_of`` need be declared on one side:
+    construction fills the other when that side declares none.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(default="untitled", description="The ontology's name.")
+    version: str = Field(default="0", description="The ontology's version.")
+    types: dict[str, EntityType] = Field(default_factory=dict, description="Type name -> type.")
+    predicates: dict[str, Predicate] = Field(
+        default_factory=dict, description="Predicate name -> predicate."
+    )
+    inferred: bool = Field(default=False, description="True when a model proposed it.")
+    frozen_at: datetime | None = Field(default=None, description="When it was frozen for use.")
+    frozen_by: str | None = Field(default=None, description="Who froze it.")
+
+    _index: tuple[int, dict[str, str], dict[str, str]] | None = PrivateAttr(default=None)
+
+    _keyed = field_validator("types", "predicates", mode="before")(_keyed)
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, value: Any) -> Any:
+        # `version: 1` in YAML is a number; it names a version all the same.
+        return (
+            str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+        )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _fill_inverses(cls, data: Any, handler: Any) -> Any:
+        built = handler(data)
+        filled = _filled_inverses(built.predicates)
+        return built if filled is None else built.model_copy(update={"predicates": filled})
+
+    # -- loading ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(
+        cls, data: dict[str, Any], *, strict: bool = True, path: str | Path | None = None
+    ) -> Ontology:
+        """Build from a mapping; strict raises OntologyLoadError listing every problem."""
+        from openodke.ontology.load import ontology_from_dict
+
+        return ontology_from_dict(data, strict=strict, path=path)
+
+    @classmethod
+    def from_json(cls, path: str | Path, *, strict: bool = True) -> Ontology:
+        """Read an ontology JSON file; bad JSON is an InputError at ``path:line``."""
+        from openodke.ontology.load import ontology_from_json
+
+        return ontology_from_json(path, strict=strict)
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, *, strict: bool = True) -> Ontology:
+        """Read an ontology YAML file; bad YAML is an InputError at ``path:line``."""
+        from openodke.ontology.load import ontology_from_yaml
+
+        return ontology_from_yaml(path, strict=strict)
+
+    @classmethod
+    def load(cls, path: str | Path, *, strict: bool = True) -> Ontology:
+        """Read JSON or YAML by the file's suffix (``.yaml``/``.yml`` is YAML, else JSON)."""
+        from openodke.ontology.load import load_ontology
+
+        return load_ontology(path, strict=strict)
+
+    @classmethod
+    def from_pydantic(
+        cls, *models: type[BaseModel], name: str = "untitled", strict: bool = True
+    ) -> Ontology:
+        """One type per model class, one predicate per field (see ``ontology.load``)."""
+        from openodke.ontology.load import ontology_from_pydantic
+
+        return ontology_from_pydantic(*models, name=name, strict=strict)
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def _lookups(self) -> tuple[dict[str, str], dict[str, str]]:
+        # Cached against the identity of the dicts, so a model_copy with new entries rebuilds.
+        stamp = id(self.predicates) ^ (id(self.types) << 1)
+        if self._index is None or self._index[0] != stamp:
+            predicates: dict[str, str] = {}
+            for key, pred in self.predicates.items():
+                for name in (*pred.aliases, *((pred.label,) if pred.label else ())):
+                    predicates.setdefault(lookup_form(name), key)
+            for key in self.predicates:  # names win over another entry's alias or label
+                predicates[lookup_form(key)] = key
+            types: dict[str, str] = {}
+            for key, typ in self.types.items():
+                for name in typ.aliases:
+                    types.setdefault(lookup_form(name), key)
+            for key in self.types:
+                types[lookup_form(key)] = key
+            self._index = (stamp, predicates, types)
+        return self._index[1], self._index[2]
+
+    def predicate(self, name_or_alias: str) -> Predicate | None:
+        """The predicate a name, alias or label refers to (case-insensitive, ``_`` = space)."""
+        key = self._lookups()[0].get(lookup_form(name_or_alias))
+        return None if key is None else self.predicates[key]
+
+    def entity_type(self, name_or_alias: str) -> EntityType | None:
+        """The type a name or alias refers to (case-insensitive, ``_`` = space)."""
+        key = self._lookups()[1].get(lookup_form(name_or_alias))
+        return None if key is None else self.types[key]
+
+    @staticmethod
+    def is_literal(range_name: str) -> bool:
+        """True when a range names a literal type (``string``, ``date``, ...): a property."""
+        return range_name.casefold() in LITERAL_TYPES
+
+    def domain_types(self, type_name: str) -> tuple[str, ...]:
+        """The type and every ancestor through ``parents``, nearest first; cycles stop."""
+        start = self.entity_type(type_name)
+        first = start.name if start is not None else type_name
+        seen: list[str] = [first]
+        queue = [first]
+        while queue:
+            current = self.types.get(queue.pop(0))
+            for parent in current.parents if current is not None else ():
+                if parent not in seen:
+                    seen.append(parent)
+                    queue.append(parent)
+        return tuple(seen)
+
+    def covers(self, predicate: Predicate | str, type_name: str) -> bool:
+        """True when a subject of ``type_name`` may take the predicate (inheritance counted)."""
+        pred = self.predicate(predicate) if isinstance(predicate, str) else predicate
+        if pred is None:
+            return False
+        if not pred.domain:
+            return True
+        return any(t in pred.domain for t in self.domain_types(type_name))
+
+    def fits_range(self, predicate: Predicate | str, object_type: str | None) -> bool:
+        """True when an object of ``object_type`` (None: a literal) fits the predicate's range."""
+        pred = self.predicate(predicate) if isinstance(predicate, str) else predicate
+        if pred is None:
+            return False
+        if self.is_literal(pred.range):
+            return object_type is None or self.is_literal(object_type)
+        return object_type is not None and pred.range in self.domain_types(object_type)
+
+    def predicates_for(self, type_name: str) -> tuple[Predicate, ...]:
+        """Every predicate whose domain covers the type, in declaration order."""
+        return tuple(p for p in self.predicates.values() if self.covers(p, type_name))
+
+    def identity_keys(self, predicate: str) -> tuple[str, ...]:
+        """The identity qualifier keys of a predicate (by name or alias); () when unknown."""
+        pred = self.predicate(predicate)
+        return () if pred is None else pred.identity_keys
+
+    # -- checks, snippets, diffs -----------------------------------------------------------
+
+    def validate(self) -> list[Diagnostic]:  # type: ignore[override]
+        """Every problem found, as Diagnostics with a code, a dotted path and a message."""
+        from openodke.ontology.checks import check_ontology
+
+        return check_ontology(self)
+
+    def snippet(self, type_name: str, limit: int | None = 25) -> OntologySnippet:
+        """What an extractor is shown for one type: its predicates ranked and cut at ``limit``."""
+        from openodke.ontology.snippet import make_snippet
+
+        return make_snippet(self, type_name, limit=limit)
+
+    def offered(
+        self, types: list[str] | tuple[str, ...] | None = None, snippet_limit: int | None = 25
+    ) -> dict[str, tuple[str, ...]]:
+        """Type -> predicates its snippet offers; a type left out of ``types`` gets none."""
+        from openodke.ontology.snippet import offered
+
+        return offered(self, types=types, snippet_limit=snippet_limit)
+
+    def never_offered(
+        self, types: list[str] | tuple[str, ...] | None = None, snippet_limit: int | None = 25
+    ) -> dict[str, tuple[str, ...]]:
+        """Type -> predicates covering it that no snippet shows (past the limit, or left out)."""
+        from openodke.ontology.snippet import never_offered
+
+        return never_offered(self, types=types, snippet_limit=snippet_limit)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ontology as JSON-ready data (every field, defaults included)."""
+        return self.model_dump(mode="json")
+
+    def fingerprint(self) -> str:
+        """SHA-256 hex of the canonical JSON (sorted keys, no whitespace) of :meth:`to_dict`."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def diff(self, other: Ontology) -> OntologyDiff:
+        """Changes from this ontology to ``other``, split into breaking and compatible."""
+        from openodke.ontology.diff import diff_ontologies
+
+        return diff_ontologies(self, other)
+
+
+def _filled_inverses(predicates: dict[str, Predicate]) -> dict[str, Predicate] | None:
+    """Declare each ``inverse_of`` on the side that left it out; None when nothing changes.
+
+    A partner that already names another predicate is left alone: ``validate`` reports it.
+    """
+    updates: dict[str, str] = {}
+    for key, pred in predicates.items():
+        other = pred.inverse_of
+        if other is None or other not in predicates or other == key:
+            continue
+        partner = predicates[other]
+        if partner.inverse_of is None and updates.get(other, key) == key:
+            updates[other] = key
+    if not updates:
+        return None
+    return {
+        key: pred.model_copy(update={"inverse_of": updates[key]}) if key in updates else pred
+        for key, pred in predicates.items()
+    }
