@@ -180,7 +180,7 @@ def bootstrap_interval(
         _check_metric(metric, ITEM_METRICS)
         _check_settings(resamples, level)
         n = values.shape[0]
-        draws = resampled_sums(values, resamples=resamples, seed=seed)[:, 0] / n
+        draws = resampled_sums(values[:, None], resamples=resamples, seed=seed)[:, 0] / n
         return _interval(float(values.sum()) / n, draws, level)
     chosen = _check_metric(metric, DOCUMENT_METRICS)
     tp, fp, fn = values.T
