@@ -211,6 +211,14 @@ class Ontology(BaseModel):
         filled = _filled_inverses(built.predicates)
         return built if filled is None else built.model_copy(update={"predicates": filled})
 
+    def __eq__(self, other: object) -> bool:
+        # Fields only: the lookup cache (a private attribute) must not make equal ontologies differ.
+        if not isinstance(other, Ontology):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # dict fields: an ontology is not hashable
+
     # -- loading ---------------------------------------------------------------------------
 
     @classmethod
