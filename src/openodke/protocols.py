@@ -220,10 +220,12 @@ def bind_stage(stage: object, method: str) -> Any:
 
     InputError when it is neither, naming what was expected.
     """
+    if inspect.isclass(stage):
+        raise InputError(f"{stage.__name__} is a class: pass an instance of it, not the class")
     bound = getattr(stage, method, None)
     if callable(bound):
         return bound
-    if callable(stage) and not inspect.isclass(stage):
+    if callable(stage):
         return stage
     raise InputError(
         f"{type(stage).__name__} has no {method}() method and is not a function: "

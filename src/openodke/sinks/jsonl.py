@@ -70,7 +70,8 @@ class JsonlSink:
                     handle.write(text)
             # The manifest goes last, so a reader that sees the new manifest sees the new data.
             for name in FILES:
-                os.replace(temps.pop(name), self.directory / name)
+                os.replace(temps[name], self.directory / name)
+                del temps[name]
         finally:
             for leftover in temps.values():
                 Path(leftover).unlink(missing_ok=True)
