@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import csv
 import json
 import re
@@ -153,13 +152,14 @@ def _as_list(value: Any) -> list[str]:
     if not text:
         return []
     if text.startswith("["):
-        for parse in (json.loads, ast.literal_eval):
-            try:
-                parsed = parse(text)
-            except (ValueError, SyntaxError):
-                continue
-            if isinstance(parsed, list):
-                return [str(item) for item in parsed]
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(item) for item in parsed]
+        # Python's repr (['a', 'b']) and numpy's printed arrays (['a' 'b'], one per line when
+        # long) both quote each item; literal_eval would glue numpy's items together.
         quoted = [a or b for a, b in _QUOTED.findall(text)]
         if quoted:
             return quoted
