@@ -618,3 +618,12 @@ def test_diff_of_equal_ontologies_is_empty():
     assert firms().diff(Ontology.from_dict({**BASE, "version": "2"})).render() == (
         "compatible:\n  version: '1' -> '2'"
     )
+
+
+def test_lookups_follow_a_copy_with_new_entries():
+    onto = firms()
+    assert onto.predicate("born") is None  # builds the lookup cache
+    born = onto.predicates["name"].model_copy(update={"name": "born"})
+    grown = onto.model_copy(update={"predicates": {**onto.predicates, "born": born}})
+    assert grown.predicate("BORN") is born and onto.predicate("born") is None
+    assert [p.name for p in grown.predicates_for("Place")] == ["name", "born"]

@@ -192,7 +192,7 @@ class Ontology(BaseModel):
     frozen_at: datetime | None = Field(default=None, description="When it was frozen for use.")
     frozen_by: str | None = Field(default=None, description="Who froze it.")
 
-    _index: tuple[int, dict[str, str], dict[str, str]] | None = PrivateAttr(default=None)
+    _index: tuple[object, object, dict[str, str], dict[str, str]] | None = PrivateAttr(default=None)
 
     _keyed = field_validator("types", "predicates", mode="before")(_keyed)
 
@@ -263,9 +263,9 @@ class Ontology(BaseModel):
     # -- lookups ---------------------------------------------------------------------------
 
     def _lookups(self) -> tuple[dict[str, str], dict[str, str]]:
-        # Cached against the identity of the dicts, so a model_copy with new entries rebuilds.
-        stamp = id(self.predicates) ^ (id(self.types) << 1)
-        if self._index is None or self._index[0] != stamp:
+        # Cached against the dicts themselves, so a model_copy with new entries rebuilds.
+        cached = self._index
+        if cached is None or cached[0] is not self.predicates or cached[1] is not self.types:
             predicates: dict[str, str] = {}
             for key, pred in self.predicates.items():
                 for name in (*pred.aliases, *((pred.label,) if pred.label else ())):
@@ -278,8 +278,9 @@ class Ontology(BaseModel):
                     types.setdefault(lookup_form(name), key)
             for key in self.types:
                 types[lookup_form(key)] = key
-            self._index = (stamp, predicates, types)
-        return self._index[1], self._index[2]
+            self._index = (self.predicates, self.types, predicates, types)
+            return predicates, types
+        return cached[2], cached[3]
 
     def predicate(self, name_or_alias: str) -> Predicate | None:
         """The predicate a name, alias or label refers to (case-insensitive, ``_`` = space)."""
