@@ -178,8 +178,8 @@ def test_predictions_join_on_fact_id_and_strays_are_noted_not_fatal():
     )
     report = evaluate_grounding(labels, [stray, stamp(labels[1], "contradicted")])
     assert report.n == 1 and report.metrics["accuracy"] == 1.0
-    assert any("1 of 2 labels have no prediction" in n and "(a)" in n for n in report.notes)
-    assert any("1 predictions match no label" in n and "zz" in n for n in report.notes)
+    assert any("no prediction of their id, left out: 1 of 2 (a)" in n for n in report.notes)
+    assert "predictions matching no label, ignored: 1 (zz)" in report.notes
 
 
 @pytest.mark.parametrize(

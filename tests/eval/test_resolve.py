@@ -87,7 +87,7 @@ def test_link_rows_entity_links_and_tuples_are_all_links():
     assert report.metrics["tp"] == 3
     assert (report.metrics["links_same_as"], report.metrics["links_similar"]) == (3, 1)
     assert report.metrics["links_different"] == 1
-    assert any("similar links are no decision" in n for n in report.notes)
+    assert any("similar links, no decision" in n for n in report.notes)
 
 
 def test_cluster_counts_are_over_the_labelled_keys():

@@ -34,6 +34,7 @@ from openodke.eval.route import evaluate_routing, route_labels, routing_items
 from openodke.eval.spans import evaluate_spans, load_facts
 from openodke.eval.stage_report import StageReport
 from openodke.protocols import load_stage
+from openodke.types import Fact
 
 __all__ = ["register"]
 
@@ -72,9 +73,16 @@ def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
     return load_jsonl(path, model)
 
 
-def _one_source(predictions: Path | None, run: str | None) -> None:
+def _one_source(predictions: Path | None, run: str | None, *, required: str | None = None) -> None:
     if predictions is not None and run is not None:
         raise InputError("give --predictions or --run, not both")
+    if required is not None and predictions is None and run is None:
+        raise InputError(f"give --predictions ({required})")
+
+
+def _given(path: Path | None) -> Path:
+    assert path is not None  # _one_source(required=...) has checked
+    return path
 
 
 def _unused(**paths: Path | None) -> None:
@@ -125,9 +133,10 @@ def ground(
     if describe_:
         typer.echo(describe("ground"))
         return
-    rows = _labels(labels, GroundingLabel, "ground")
     _one_source(predictions, run)
     _unused(ontology=ontology, documents=documents, config=config)
+    rows = _labels(labels, GroundingLabel, "ground")
+    predicted: list[Fact] | None = None
     if run is not None:
         predicted = ground_labels(load_stage(run), rows)
     else:
@@ -158,7 +167,6 @@ def resolve(
     if describe_:
         typer.echo(describe("resolve"))
         return
-    rows = _labels(labels, PairLabel, "resolve")
     if run is not None:
         raise InputError("resolve reads its links from a file: give --predictions, not --run")
     if items is not None:
@@ -166,6 +174,7 @@ def resolve(
     if predictions is None:
         raise InputError("--predictions is required: LinkRow rows or a sink's links.jsonl")
     _unused(ontology=ontology, documents=documents, config=config)
+    rows = _labels(labels, PairLabel, "resolve")
     path = predictions / "links.jsonl" if predictions.is_dir() else predictions
     report_ = evaluate_resolution(rows, load_links(path), similar_as_same=similar_as_same)
     _emit(report_, as_json, report)
@@ -190,11 +199,12 @@ def score(
     if describe_:
         typer.echo(describe("score"))
         return
-    rows = _labels(labels, CalibrationLabel, "score")
     _one_source(predictions, run)
     if items is not None:
         raise InputError("--items is right-or-wrong per item; score has no such item")
     _unused(ontology=ontology, documents=documents, config=config)
+    rows = _labels(labels, CalibrationLabel, "score")
+    predicted: list[Fact] | None = None
     if run is not None:
         predicted = score_labels(load_stage(run), rows)
     else:
@@ -221,15 +231,13 @@ def gate(
     if describe_:
         typer.echo(describe("validate"))
         return
-    rows = _labels(labels, GateLabel, "gate")
-    _one_source(predictions, run)
+    _one_source(predictions, run, required="ValidationPrediction rows, or --run pkg.mod:Gate")
     _unused(ontology=ontology, documents=documents, config=config)
+    rows = _labels(labels, GateLabel, "gate")
     if run is not None:
         predicted = gate_labels(load_stage(run), rows)
-    elif predictions is not None:
-        predicted = load_jsonl(predictions, ValidationPrediction)
     else:
-        raise InputError("give --predictions (ValidationPrediction rows) or --run pkg.mod:Gate")
+        predicted = load_jsonl(_given(predictions), ValidationPrediction)
     _emit(evaluate_gate(rows, predicted), as_json, report)
     _write_items(items, gate_items(rows, predicted))
 
@@ -253,15 +261,13 @@ def route(
     if describe_:
         typer.echo(describe("route"))
         return
-    rows = _labels(labels, RouteLabel, "route")
-    _one_source(predictions, run)
+    _one_source(predictions, run, required="RoutePrediction rows, or --run pkg.mod:Router")
     _unused(ontology=ontology, documents=documents, config=config)
+    rows = _labels(labels, RouteLabel, "route")
     if run is not None:
         predicted = route_labels(load_stage(run), rows)
-    elif predictions is not None:
-        predicted = load_jsonl(predictions, RoutePrediction)
     else:
-        raise InputError("give --predictions (RoutePrediction rows) or --run pkg.mod:Router")
+        predicted = load_jsonl(_given(predictions), RoutePrediction)
     _emit(evaluate_routing(rows, predicted), as_json, report)
     _write_items(items, routing_items(rows, predicted))
 

@@ -56,7 +56,7 @@ def _scored(
     labels: Sequence[GateLabel], predictions: Iterable[ValidationPrediction]
 ) -> tuple[list[tuple[str, str, str]], list[str]]:
     joined, notes = join_predictions([r.fact.id for r in labels], predictions, key=lambda p: p.id)
-    rows = [
+    rows: list[tuple[str, str, str]] = [
         (r.fact.id, r.action, p.action)
         for r, p in zip(labels, joined, strict=True)
         if p is not None

@@ -65,12 +65,12 @@ def join_predictions(
     missing = [ident for ident, p in zip(label_ids, joined, strict=True) if p is None]
     if missing:
         notes.append(
-            f"{len(missing)} of {len(label_ids)} labels have no prediction with their id and are "
-            f'left out ({_ids(missing)}); a hand-written label needs an "id"'
+            f"labels with no prediction of their id, left out: {len(missing)} of "
+            f'{len(label_ids)} ({_ids(missing)}); a hand-written label needs an "id"'
         )
     stray = [ident for ident in by_id if ident not in wanted]
     if stray:
-        notes.append(f"{len(stray)} predictions match no label and are ignored ({_ids(stray)})")
+        notes.append(f"predictions matching no label, ignored: {len(stray)} ({_ids(stray)})")
     if repeated:
         notes.append(f"repeated prediction ids, the first counts: {_ids(repeated)}")
     return joined, notes
@@ -132,7 +132,7 @@ def _scored(
         return [(r.fact.id, r.verdict, r.fact.verdict.value) for r in labels], []
     ids = [r.fact.id for r in labels]
     joined, notes = join_predictions(ids, predictions, key=lambda f: f.id)
-    rows = [
+    rows: list[tuple[str, str, str]] = [
         (r.fact.id, r.verdict, p.verdict.value)
         for r, p in zip(labels, joined, strict=True)
         if p is not None
@@ -159,7 +159,7 @@ def evaluate_grounding(
         notes.insert(0, "no labelled fact was scored: every rate is undefined")
     unchecked = sum(1 for _, p in pairs if p == "unchecked")
     if unchecked:
-        notes.append(f"{unchecked} facts were left unchecked and count as wrong")
+        notes.append(f"facts left unchecked, counted wrong: {unchecked}")
     return StageReport(
         stage="ground",
         n=len(rows),

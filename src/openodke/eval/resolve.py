@@ -182,14 +182,14 @@ def _notes(
         notes.append("no links given: every key is its own cluster")
     if kinds["similar"] and not similar_as_same:
         notes.append(
-            f"{kinds['similar']} similar links are no decision and join nothing "
+            f"similar links, no decision and joining nothing: {kinds['similar']} "
             "(similar_as_same=True counts them as same_as)"
         )
     clash = [p for p in labels if not p.same and gold.find(p.a) == gold.find(p.b)]
     if clash:
         shown = ", ".join(f"{p.a}/{p.b}" for p in clash[:5])
         notes.append(
-            f"{len(clash)} pairs labelled different are joined by other same pairs ({shown}): "
+            f"pairs labelled different but joined by other same pairs: {len(clash)} ({shown}); "
             "the labels contradict themselves, and B-cubed follows the same pairs"
         )
     return notes

@@ -82,7 +82,7 @@ def evaluate_spans(facts: Iterable[Fact]) -> StageReport:
     notes = [_headline(n, breakdown)]
     if located:
         notes.append(
-            f"{located} spans were chosen by the span locator: counted apart, not in the widths"
+            f"spans chosen by the span locator, counted apart and not in the widths: {located}"
         )
     return StageReport(
         stage="spans",
