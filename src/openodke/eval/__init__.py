@@ -1,5 +1,6 @@
 """The Evaluator: label formats, stage evaluators, reports and statistics."""
 
+from openodke.eval.extract import evaluate_extraction, run_extract
 from openodke.eval.jsonl import dump_jsonl, load_jsonl
 from openodke.eval.labels import (
     LABEL_FORMATS,
@@ -29,6 +30,8 @@ __all__ = [
     "StageReport",
     "ValidationPrediction",
     "describe",
+    "evaluate_extraction",
     "dump_jsonl",
     "load_jsonl",
+    "run_extract",
 ]

@@ -7,6 +7,7 @@ byte-order mark, CRLF line ends and blank lines are accepted.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tempfile
@@ -30,13 +31,23 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def validation_message(error: ValidationError) -> str:
-    """A pydantic error as ``field.path: message``, the first problem first, others counted."""
-    problems = error.errors()
+    """A pydantic error as ``field.path: message``; an unknown key first, with a did-you-mean."""
+    problems = sorted(error.errors(), key=lambda p: p["type"] != "extra_forbidden")
     first = problems[0]
     where = ".".join(str(p) for p in first["loc"]) or "row"
     message = first["msg"]
     if first["type"] == "extra_forbidden":
         message = "unknown key"
+        parent = first["loc"][:-1]
+        missing = [
+            str(p["loc"][-1])
+            for p in problems
+            if p["type"] == "missing" and p["loc"][:-1] == parent
+        ]
+        close = difflib.get_close_matches(str(first["loc"][-1]), missing, n=1)
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
+            problems = [p for p in problems if p["loc"] != parent + (close[0],)]
     elif first["type"] == "missing":
         message = "missing required field"
     elif "input" in first and first["type"] not in {"value_error"}:

@@ -1,0 +1,119 @@
+"""``odke eval extract``: score extracted facts against GoldFact labels.
+
+Predictions come from a file of Fact rows (a sink's ``facts.jsonl``, or the folder holding it) or
+from running an extractor over ``--documents`` (``--run package.module:Name``). Large files take
+the fast path (:mod:`openodke.eval.fastload`), which gives the same numbers as the Python API.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from openodke.cli.eval_stages import (
+    AsJson,
+    Config,
+    Describe,
+    Documents,
+    Labels,
+    Ontology,
+    Predictions,
+    Report,
+    Run,
+)
+from openodke.documents import load_documents
+from openodke.errors import InputError
+from openodke.eval.extract import ExtractionScore, KeyRows, run_facts, score_facts, score_keys
+from openodke.eval.fastload import load_gold_keys, load_prediction_keys
+from openodke.eval.jsonl import atomic_write_text, load_jsonl
+from openodke.eval.labels import GoldFact, describe
+from openodke.protocols import load_stage
+
+__all__ = ["register", "score_extract_files"]
+
+ExtractItems = typer.Option(
+    "--items", help='Write {"id", "tp", "fp", "fn"} per labelled document, for compare.'
+)
+
+
+def facts_file(path: Path) -> Path:
+    """A predictions path: a file, or a sink's folder holding ``facts.jsonl``."""
+    if path.is_dir():
+        inner = path / "facts.jsonl"
+        if not inner.is_file():
+            raise InputError("folder has no facts.jsonl", path=str(path))
+        return inner
+    return path
+
+
+def score_extract_files(
+    labels: Path, predictions: Path, documents: list[str] | None = None
+) -> ExtractionScore:
+    """Score a GoldFact file against a Fact file on the fast path."""
+    gold: KeyRows = load_gold_keys(labels)
+    return score_keys(gold, load_prediction_keys(facts_file(predictions)), documents)
+
+
+def write_document_items(path: Path, score: ExtractionScore) -> None:
+    """``{"id", "tp", "fp", "fn"}`` per labelled document, atomically."""
+    tp, fp, fn = score.document_counts()
+    rows = zip(score.matching.documents, tp.tolist(), fp.tolist(), fn.tolist(), strict=True)
+    atomic_write_text(
+        path,
+        "".join(
+            json.dumps({"id": d, "tp": a, "fp": b, "fn": c}, ensure_ascii=False) + "\n"
+            for d, a, b, c in rows
+        ),
+    )
+
+
+def extract(
+    labels: Labels = None,
+    predictions: Predictions = None,
+    run: Run = None,
+    ontology: Ontology = None,
+    documents: Documents = None,
+    config: Config = None,
+    describe_: Describe = False,
+    as_json: AsJson = False,
+    items: Path | None = ExtractItems,
+    report: Report = None,
+) -> None:
+    """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
+
+    Example: odke eval extract --labels gold.jsonl --predictions out/facts.jsonl --items b.items.jsonl
+    """
+    if describe_:
+        typer.echo(describe("extract"))
+        return
+    if labels is None:
+        raise InputError("--labels is required (odke eval extract --describe shows the format)")
+    if (predictions is None) == (run is None):
+        raise InputError("give one of --predictions or --run")
+    for name, path in (("ontology", ontology), ("config", config)):
+        if path is not None and not path.exists():
+            raise InputError(f"--{name}: no such file", path=str(path))
+    docs = load_documents(documents) if documents is not None else None
+    if run is not None:
+        if docs is None:
+            raise InputError("--run needs --documents: the texts to run the extractor on")
+        facts = run_facts(load_stage(run), docs)
+        score = score_facts(load_jsonl(labels, GoldFact), facts, [d.id for d in docs])
+    else:
+        assert predictions is not None
+        score = score_extract_files(labels, predictions, [d.id for d in docs] if docs else None)
+    stage = score.report()
+    if as_json:
+        typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(stage.render())
+    if items is not None:
+        write_document_items(items, score)
+    _ = report  # issue 3: the eval report
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add ``odke eval extract``."""
+    eval_app.command("extract")(extract)
