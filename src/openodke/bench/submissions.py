@@ -1,0 +1,150 @@
+"""Benchmarks' own submission formats, both ways: reading them as Facts, writing ours as them.
+
+Read: Text2KGBench response rows (JSONL ``{"id", "triples": [[s, r, o], ...]}``, other keys
+such as the published ``response`` allowed) and DocRED-style submissions (one JSON list of
+``{title, h_idx, t_idx, r, evidence?}``). Written: our facts as a DocRED submission (after
+alignment) or as Text2KGBench response rows, for the official scorers.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from openodke.bench import redocred, text2kgbench
+from openodke.bench.load import BenchSet, align_each
+from openodke.bench.names import entity_names
+from openodke.errors import InputError
+from openodke.types import Evidence, Fact, Polarity
+
+__all__ = ["docred_facts", "facts_to_responses", "read_submission", "to_docred_submission"]
+
+
+def read_submission(path: str | Path, bench: BenchSet) -> list[Fact]:
+    """Read a benchmark-format predictions file as Facts on ``bench``'s gold keys.
+
+    A file whose first non-blank character is ``[`` is a DocRED submission (needs a Re-DocRED
+    set); otherwise JSONL response rows (Text2KGBench). InputError names what is wrong.
+    """
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError("no such file", path=str(file)) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8", path=str(file)) from None
+    if text.lstrip().startswith("["):
+        if bench.dataset != "redocred":
+            raise InputError("a DocRED submission needs a Re-DocRED bench set", path=str(file))
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(
+                f"invalid JSON: {error.msg} at line {error.lineno}", path=str(file)
+            ) from None
+        return docred_facts(items, bench, source=str(file))
+    rows = text2kgbench.read_responses(file)
+    if bench.dataset != "text2kgbench":
+        raise InputError(
+            "response rows are Text2KGBench's format; this is a Re-DocRED set", path=str(file)
+        )
+    return text2kgbench.response_facts(rows, bench.predicates, "submission")
+
+
+def docred_facts(
+    items: Sequence[Any], bench: BenchSet, *, source: str = "submission"
+) -> list[Fact]:
+    """A DocRED submission as Facts: title → document id, indices → gold entities, Pid → predicate."""
+    by_title = {row["title"]: row["id"] for row in bench.gold_rows}
+    facts: list[Fact] = []
+    for number, item in enumerate(items):
+        if not isinstance(item, dict) or not {"title", "h_idx", "t_idx", "r"} <= item.keys():
+            raise InputError(f"item {number}: expected {{title, h_idx, t_idx, r}}", path=source)
+        doc_id = by_title.get(item["title"])
+        if doc_id is None:
+            raise InputError(
+                f"item {number}: title {item['title']!r} is not in the bench set", path=source
+            )
+        entities = bench.entities(doc_id)
+        for end in ("h_idx", "t_idx"):
+            if not isinstance(item[end], int) or not 0 <= item[end] < len(entities):
+                raise InputError(
+                    f"item {number}: {end} {item[end]!r} is not an entity of {doc_id}", path=source
+                )
+        facts.append(
+            Fact(
+                id=f"submission:{number}",
+                subject=entities[item["h_idx"]],
+                predicate=bench.predicates.resolve(str(item["r"])) or str(item["r"]),
+                object_entity=entities[item["t_idx"]],
+                evidence=(Evidence(doc_id=doc_id),),
+                extractor="submission",
+            )
+        )
+    return facts
+
+
+def to_docred_submission(
+    bench: BenchSet, facts: Sequence[Fact]
+) -> tuple[list[dict[str, Any]], int]:
+    """Our facts as a DocRED submission, and how many could not be put in it.
+
+    Each fact is aligned first (``align``); one fails when an end matches no ``vertexSet``
+    entry, its predicate is not a Re-DocRED relation, or it is not asserted.
+    """
+    titles = {row["id"]: row["title"] for row in bench.gold_rows}
+    pid_of = {name: pid for pid, name in redocred.predicate_names(bench.info["ontology"]).items()}
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    for fact, ok in align_each(bench, facts):
+        if (
+            not ok
+            or fact.predicate not in pid_of
+            or fact.polarity is not Polarity.asserted
+            or fact.object_entity is None
+        ):
+            failed += 1
+            continue
+        doc_id = fact.doc_ids[0]
+        keys = [e.key for e in bench.entities(doc_id)]
+        rows.append(
+            {
+                "title": titles[doc_id],
+                "h_idx": keys.index(fact.subject.key),
+                "t_idx": keys.index(fact.object_entity.key),
+                "r": pid_of[fact.predicate],
+            }
+        )
+    return rows, failed
+
+
+def _name(value: Any, bench: BenchSet) -> str:
+    if hasattr(value, "key"):
+        return entity_names(value, bench.ontology.get("types", {}))[0]
+    return str(value)
+
+
+def facts_to_responses(
+    bench: BenchSet, facts: Iterable[Fact], *, documents: Iterable[str] | None = None
+) -> list[dict[str, Any]]:
+    """Our facts as Text2KGBench response rows ``{"id", "triples"}``, one per document.
+
+    Every document of ``documents`` (default: all of the bench set's) gets a row, empty when no
+    fact cites it, since the official score treats a missing row as a sentence not attempted.
+    A fact counts in its first cited document; relations are written as the benchmark's
+    baselines write them (the ontology label with spaces as underscores), others as they are.
+    """
+    ids = list(documents) if documents is not None else [d.id for d in bench.documents]
+    triples: dict[str, list[list[str]]] = {doc_id: [] for doc_id in ids}
+    for fact in facts:
+        if not fact.doc_ids or fact.doc_ids[0] not in triples:
+            continue
+        predicate = bench.predicates.resolve(fact.predicate)
+        relation = (
+            bench.predicates.label(predicate).replace(" ", "_") if predicate else fact.predicate
+        )
+        obj = fact.object_entity if fact.object_entity is not None else fact.object_value
+        triples[fact.doc_ids[0]].append([_name(fact.subject, bench), relation, _name(obj, bench)])
+    return [{"id": doc_id, "triples": rows} for doc_id, rows in triples.items()]

@@ -1,0 +1,88 @@
+"""``odke bench prepare``: make a bench set from a benchmark's local files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
+from openodke.errors import InputError
+
+__all__ = ["register"]
+
+_HELP = """Make a bench set folder from a benchmark's local files (no model is called).
+
+DATASET is redocred or text2kgbench; DATA_DIR is laid out like the project's data/ folder (or is the dataset's own folder). --out must be new, empty or an earlier prepare's output.
+
+Examples:
+
+  odke bench prepare redocred data --split test --limit 50 --out runs/cmp/redocred
+
+  odke bench prepare text2kgbench data --ontology ont_1_movie --out runs/movie
+"""
+
+
+def _prepare(
+    dataset: str,
+    data_dir: Path,
+    out: Path,
+    split: str | None,
+    limit: int | None,
+    ontology: str | None,
+    paper: bool,
+    max_tokens: int | None,
+) -> PrepareResult:
+    if not data_dir.is_dir():
+        raise InputError("no such folder (DATA_DIR)", path=str(data_dir))
+    if dataset == "redocred":
+        if ontology is not None:
+            raise InputError("--ontology is for text2kgbench; Re-DocRED has one ontology")
+        return prepare_redocred(
+            data_dir, out, split=split or "test", limit=limit, paper=paper, max_tokens=max_tokens
+        )
+    if dataset == "text2kgbench":
+        if split is not None or limit is not None:
+            raise InputError(
+                "--split and --limit are for redocred; text2kgbench uses its test split"
+            )
+        if ontology is None:
+            raise InputError("text2kgbench needs --ontology, e.g. --ontology ont_1_movie")
+        return prepare_text2kgbench(
+            data_dir, out, ontology=ontology, paper=paper, max_tokens=max_tokens
+        )
+    raise InputError(f"unknown dataset {dataset!r}; expected redocred or text2kgbench")
+
+
+def register(bench_app: typer.Typer) -> None:
+    """Add ``prepare`` to the ``odke bench`` command group."""
+
+    @bench_app.command("prepare", help=_HELP)
+    def prepare(
+        dataset: Annotated[str, typer.Argument(help="redocred or text2kgbench.")],
+        data_dir: Annotated[Path, typer.Argument(help="Folder laid out like data/.")],
+        out: Annotated[Path, typer.Option("--out", help="The bench set folder to write.")],
+        split: Annotated[
+            str | None, typer.Option("--split", help="redocred: dev or test (test).")
+        ] = None,
+        limit: Annotated[
+            int | None, typer.Option("--limit", help="redocred: the first N documents.")
+        ] = None,
+        ontology: Annotated[
+            str | None, typer.Option("--ontology", help="text2kgbench: e.g. ont_1_movie.")
+        ] = None,
+        paper: Annotated[
+            bool,
+            typer.Option(
+                "--paper", help="Ground on the whole document with binary verdicts; gate refuses."
+            ),
+        ] = False,
+        max_tokens: Annotated[
+            int | None,
+            typer.Option("--max-tokens", help="Lower the extractor's max_tokens (16000)."),
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    ) -> None:
+        result = _prepare(dataset, data_dir, out, split, limit, ontology, paper, max_tokens)
+        typer.echo(result.model_dump_json(indent=2) if as_json else result.summary())
