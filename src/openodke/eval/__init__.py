@@ -1,6 +1,11 @@
 """The Evaluator: label formats, stage evaluators, reports and statistics."""
 
+from openodke.eval.calibration import evaluate_calibration, run_score
+from openodke.eval.compare import Comparison, compare_items
 from openodke.eval.extract import evaluate_extraction, run_extract
+from openodke.eval.gate import evaluate_gate, run_validate
+from openodke.eval.ground import evaluate_grounding, grounding_ablation, run_ground
+from openodke.eval.items import DocItem, RightWrongItem, read_items
 from openodke.eval.jsonl import dump_jsonl, load_jsonl
 from openodke.eval.labels import (
     LABEL_FORMATS,
@@ -15,23 +20,64 @@ from openodke.eval.labels import (
     ValidationPrediction,
     describe,
 )
+from openodke.eval.resolve import evaluate_resolution, links_from_clusters
+from openodke.eval.route import evaluate_routing, run_route
+from openodke.eval.sink import assert_idempotent, check_idempotency, jsonl_counts
+from openodke.eval.spans import evaluate_spans, load_facts
 from openodke.eval.stage_report import StageReport
+from openodke.eval.stats import (
+    Interval,
+    McNemar,
+    Paired,
+    bootstrap_interval,
+    detection_limit,
+    mcnemar,
+    paired_bootstrap,
+)
 
 __all__ = [
     "LABEL_FORMATS",
     "CalibrationLabel",
+    "Comparison",
+    "DocItem",
     "GateLabel",
     "GoldFact",
     "GroundingLabel",
+    "Interval",
     "LinkRow",
+    "McNemar",
     "PairLabel",
+    "Paired",
+    "RightWrongItem",
     "RouteLabel",
     "RoutePrediction",
     "StageReport",
     "ValidationPrediction",
+    "assert_idempotent",
+    "bootstrap_interval",
+    "check_idempotency",
+    "compare_items",
     "describe",
-    "evaluate_extraction",
+    "detection_limit",
     "dump_jsonl",
+    "evaluate_calibration",
+    "evaluate_extraction",
+    "evaluate_gate",
+    "evaluate_grounding",
+    "evaluate_resolution",
+    "evaluate_routing",
+    "evaluate_spans",
+    "grounding_ablation",
+    "jsonl_counts",
+    "links_from_clusters",
+    "load_facts",
     "load_jsonl",
+    "mcnemar",
+    "paired_bootstrap",
+    "read_items",
     "run_extract",
+    "run_ground",
+    "run_route",
+    "run_score",
+    "run_validate",
 ]
