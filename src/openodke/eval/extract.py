@@ -167,7 +167,9 @@ class ExtractionScore:
         notes = []
         zero = [p for p, row in breakdown.items() if row["f1"] == 0.0]
         if zero:
-            notes.append("F1 is zero for: " + ", ".join(zero))
+            shown = ", ".join(zero[:12])
+            more = f" and {len(zero) - 12} more" if len(zero) > 12 else ""
+            notes.append(f"F1 is zero for: {shown}{more}")
         if len(m.gold_status) == 0:
             notes.append("no gold facts: recall is undefined")
         if self.n_predicted == 0:
