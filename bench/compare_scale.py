@@ -75,9 +75,8 @@ def main() -> None:
     print(f"  seconds      {seconds:.2f} (draws alone {draw_seconds:.2f})")
     print(f"  rows/s       {len(a) / seconds:,.0f} documents compared per second")
     print(f"  peak memory  {peak / 2**20:.0f} MiB traced by tracemalloc, {rss:.0f} MiB max RSS")
-    print(
-        f"  verdict      {comparison.primary.verdict}, f1 difference {comparison.primary.difference:+.4f}"
-    )
+    primary = comparison.primary
+    print(f"  verdict      {primary.verdict}, f1 difference {primary.difference:+.4f}")
 
 
 if __name__ == "__main__":

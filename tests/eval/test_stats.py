@@ -471,3 +471,16 @@ def test_different_seeds_draw_differently():
     b = [True] * 40 + [False] * 10 + [True] * 20 + [False] * 30
     intervals = {paired_bootstrap(a, b, resamples=500, seed=s).interval for s in range(5)}
     assert len(intervals) > 1
+
+
+def test_spec_example_verbatim(capsys):
+    from openodke.eval import detection_limit, mcnemar, paired_bootstrap
+
+    print([round(detection_limit(n, 0.10) * 100, 1) for n in (300, 1_500, 5_000)])
+    # 300 items: 240 pass in both, 3 fixed, 27 broken, 30 fail in both.
+    before = [True] * 240 + [False] * 3 + [True] * 27 + [False] * 30
+    after = [True] * 240 + [True] * 3 + [False] * 27 + [False] * 30
+    result = paired_bootstrap(before, after)
+    print(result.verdict, round(result.difference * 100, 1), round(result.detection_limit * 100, 1))
+    assert mcnemar(before, after).p_value < 0.001
+    assert capsys.readouterr().out == "[5.1, 2.3, 1.3]\nworse -8.0 5.1\n"

@@ -3,17 +3,17 @@
 numpy and the standard library only: `openodke.eval` imports no scipy (DECISIONS #26).
 
 Units are right-or-wrong items (accuracy) or documents with tp/fp/fn counts (corpus micro
-precision, recall and F1, since a document's facts share one reading of it). Every bootstrap
-draws n units with replacement, n times the draws of one multinomial; both runs of a
-comparison see the same draws (paired, Koehn 2004), and the range is the percentile interval.
+precision, recall and F1, since a document's facts share one reading of it). A bootstrap draw
+takes n units with replacement; both runs of a comparison see the same draws (paired, Koehn
+2004), and a range is the percentile interval of the draws.
 
 How the draws are made (reproducible from `seed`, see `resampled_sums`): units whose numbers
-are equal are grouped, in order of first appearance, and a draw is `rng.multinomial(n, sizes / n)`
-over the groups, which has the same distribution as resampling the units themselves and costs
-O(groups) instead of O(n). With many distinct units (groups > n / 8) it resamples indices:
-`rng.integers(0, n, size=(draws, n), dtype=np.int32)`, counted per draw. Both depend only on the units, the
-number of draws and the seed, so swapping A and B, or comparing a run with itself, sees the
-same draws.
+are equal are grouped, in order of first appearance, and a draw is
+`rng.multinomial(n, sizes / n)` over the groups, which has the distribution of resampling the
+units themselves and costs O(groups) instead of O(n). With many distinct units (groups > n / 8)
+it resamples indices, `rng.integers(0, n, size=(draws, n), dtype=np.int32)`, counted per draw.
+Either depends only on the units, the number of draws and the seed, so swapping A and B, or
+comparing a run with itself, sees the same draws.
 
 An undefined metric in a draw (precision with no predictions, recall with no gold) is left out
 of that metric's range and of the difference's; a value undefined overall is None, never NaN.
@@ -52,7 +52,7 @@ __all__ = [
 Z_POWER = 1.959964 + 0.841621
 DOCUMENT_METRICS = ("precision", "recall", "f1")
 ITEM_METRICS = ("accuracy",)
-# Index path: at most this many resampled indices in memory at once (about 16 MB of int64).
+# At most this many resampled indices (or group counts) in memory at once: about 16 MB.
 _CHUNK_ELEMENTS = 1 << 21
 
 Verdict = Literal["better", "worse", "inconclusive"]
@@ -228,9 +228,9 @@ def resampled_sums(
     """Column sums of `values` (n units × k numbers) over `resamples` bootstrap draws of n units.
 
     Returns a float64 array (resamples × k). "grouped" draws multinomial counts over the groups
-    of equal rows (first-appearance order); "indices" draws `rng.integers(0, n, (resamples, n), dtype=np.int32)`
-    in row chunks; "auto" picks grouped when there are at most n / 8 groups (a binomial per
-    group costs about eight index draws).
+    of equal rows (first-appearance order); "indices" draws
+    `rng.integers(0, n, (resamples, n), dtype=np.int32)` in row chunks; "auto" picks grouped
+    when there are at most n / 8 groups (a binomial per group costs about eight index draws).
     """
     table = np.asarray(values)
     if table.ndim != 2:
