@@ -200,3 +200,36 @@ def test_run_an_extractor_over_documents(tmp_path, monkeypatch):
     )
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["metrics"]["tp"] == 1
+
+
+def test_report_is_written_checked_and_reads_back(tmp_path):
+    from openodke.eval.eval_report import check_report, read_report
+
+    gold, said = random_corpus(7, n=60)
+    dump_jsonl(tmp_path / "gold.jsonl", gold)
+    dump_jsonl(tmp_path / "facts.jsonl", said)
+    out = tmp_path / "out" / "report.json"
+    result = run_odke(
+        "eval",
+        "extract",
+        "--labels",
+        str(tmp_path / "gold.jsonl"),
+        "--predictions",
+        str(tmp_path / "facts.jsonl"),
+        "--report",
+        str(out),
+    )
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert check_report(data) == []
+    report, notes = read_report(out)
+    row = report.rows[0]
+    assert row.name == "extract" and notes == []
+    assert row.counts.hits == report.stages[0].metrics["tp"]
+    assert (
+        row.performance.precision.low
+        <= row.performance.precision.value
+        <= row.performance.precision.high
+    )
+    assert report.bootstrap.resamples == 2000 and report.bootstrap.seed == 0
+    assert [p.name for p in out.parent.iterdir()] == ["report.json"]  # no temp file left

@@ -25,10 +25,12 @@ from openodke.cli.eval_stages import (
 )
 from openodke.documents import load_documents
 from openodke.errors import InputError
+from openodke.eval.eval_report import from_stage, row_from_score, write_report
 from openodke.eval.extract import ExtractionScore, KeyRows, run_facts, score_facts, score_keys
 from openodke.eval.fastload import load_gold_keys, load_prediction_keys
 from openodke.eval.jsonl import atomic_write_text, load_jsonl
 from openodke.eval.labels import GoldFact, describe
+from openodke.eval.report_models import Bootstrap
 from openodke.protocols import load_stage
 
 __all__ = ["register", "score_extract_files"]
@@ -111,7 +113,10 @@ def extract(
         typer.echo(stage.render())
     if items is not None:
         write_document_items(items, score)
-    _ = report  # issue 3: the eval report
+    if report is not None:
+        row = row_from_score("extract", score)
+        how = Bootstrap(units=len(score.matching.documents))
+        write_report(report, from_stage(stage, rows=[row], bootstrap=how))
 
 
 def register(eval_app: typer.Typer) -> None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from openodke.errors import InputError
 from openodke.eval.calibration import evaluate_calibration, score_labels
+from openodke.eval.eval_report import from_stage, write_report
 from openodke.eval.gate import evaluate_gate, gate_items, gate_labels
 from openodke.eval.ground import evaluate_grounding, ground_labels, grounding_items
 from openodke.eval.jsonl import atomic_write_text, load_jsonl
@@ -101,8 +102,8 @@ def _emit(report: StageReport, as_json: bool, report_path: Path | None) -> None:
         typer.echo(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(report.render())
-    # issue 3: EvalReport — write an EvalReport (from_stage(report)) to report_path.
-    _ = report_path
+    if report_path is not None:
+        write_report(report_path, from_stage(report))
 
 
 def _write_items(path: Path | None, rows: Sequence[dict[str, Any]]) -> None:
