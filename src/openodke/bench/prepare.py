@@ -16,7 +16,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from openodke import __version__
 from openodke.bench import redocred, text2kgbench
 from openodke.bench.names import PredicateIndex
-from openodke.bench.writer import PREPARED_BY, check_out, dumps, run_config, write_tree
+from openodke.bench.writer import (
+    PREPARED_BY,
+    check_max_tokens,
+    check_out,
+    dumps,
+    run_config,
+    write_tree,
+)
 from openodke.errors import InputError
 
 __all__ = ["PrepareResult", "prepare_redocred", "prepare_text2kgbench"]
@@ -118,6 +125,7 @@ def prepare_redocred(
         raise InputError(f"--split must be dev or test, got {split!r}")
     if limit is not None and limit < 1:
         raise InputError(f"--limit must be at least 1, got {limit}")
+    check_max_tokens(max_tokens)
     check_out(out)
     folder = _redocred_dir(data_dir)
     rel_info = redocred.read_json(folder / "rel_info.json")
@@ -213,6 +221,7 @@ def prepare_text2kgbench(
 ) -> PrepareResult:
     """Prepare one Wikidata-TekGen ontology's test sentences, gold and published baselines."""
     out = Path(out)
+    check_max_tokens(max_tokens)
     check_out(out)
     source = text2kgbench.read_source(Path(data_dir), ontology)
     ours = text2kgbench.build_ontology(source.raw_ontology, source.sibling_concepts)

@@ -26,6 +26,7 @@ __all__ = [
     "MAX_TOKENS",
     "OWNED",
     "PREPARED_BY",
+    "check_max_tokens",
     "check_out",
     "dumps",
     "run_config",
@@ -55,8 +56,7 @@ def run_config(
     from text; ``--paper`` grounds against the whole document with binary verdicts and makes the
     gate refuse what grounding did not find, since the paper's claim format is defined by refusing.
     """
-    if max_tokens is not None and not 1 <= max_tokens <= MAX_TOKENS:
-        raise InputError(f"--max-tokens must be between 1 and {MAX_TOKENS}, got {max_tokens}")
+    check_max_tokens(max_tokens)
     grounder: dict[str, Any] = {"use": "llm"}
     gate: dict[str, Any] = {"use": "verdict"}
     if paper:
@@ -77,6 +77,12 @@ def run_config(
             "gate": gate,
         },
     }
+
+
+def check_max_tokens(max_tokens: int | None) -> None:
+    """InputError unless ``max_tokens`` is None or lowers the default (1 to 16000)."""
+    if max_tokens is not None and not 1 <= max_tokens <= MAX_TOKENS:
+        raise InputError(f"--max-tokens must be between 1 and {MAX_TOKENS}, got {max_tokens}")
 
 
 def _is_prepared(folder: Path) -> bool:
