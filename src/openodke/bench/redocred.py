@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from openodke.bench.names import collapse, entity_key, snake_case
+from openodke.bench.names import entity_key, snake_case
 from openodke.errors import InputError
 from openodke.eval.labels import GoldFact
 from openodke.types import Entity, Evidence, Fact
@@ -27,7 +27,6 @@ __all__ = [
     "build_ontology",
     "document_text",
     "gold_facts",
-    "mention_names",
     "predicate_names",
     "read_json",
     "vertex_entities",
@@ -239,8 +238,3 @@ def _declare(predicates: dict[str, dict[str, Any]], p: str, q: str) -> None:
     for a, b in ((p, q), (q, p)):
         if predicates[a]["domain"] and predicates[b]["range"] not in predicates[a]["domain"]:
             predicates[a]["domain"].append(predicates[b]["range"])
-
-
-def mention_names(doc: Mapping[str, Any]) -> list[set[str]]:
-    """Per ``vertexSet`` entry, its mention names in collapsed form (for alignment)."""
-    return [{collapse(m["name"]) for m in mentions} for mentions in doc["vertexSet"]]

@@ -10,7 +10,7 @@ as a value, written as in the data. A relation the ontology JSON lacks (the gold
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,8 +308,3 @@ def response_facts(
                 )
             )
     return facts
-
-
-def sentence_ids(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The ids of rows, in order."""
-    return [str(row["id"]) for row in rows]
