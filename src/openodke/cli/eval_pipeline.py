@@ -1,0 +1,165 @@
+"""``odke eval pipeline``: run any extraction pipeline (or read what it wrote) and score it.
+
+Three modes: ``--cmd`` runs a command with no shell on ``{in}`` (a folder of ``<name>.txt``) and
+reads ``{out}``; ``--run`` calls a Python function with the Documents; ``--predictions`` reads a
+file already written. Scored against ``--labels`` + ``--documents`` or a ``--bench`` set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from openodke.cli.eval_extract import write_document_items
+from openodke.errors import InputError
+from openodke.eval.eval_report import write_report
+from openodke.eval.harness import collect, run_callable, run_command
+from openodke.eval.pipeline import bench_inputs, label_inputs, score_pipeline
+from openodke.eval.report_models import Cost, Latency
+from openodke.eval.report_render import render_report
+from openodke.ontology import Ontology
+
+__all__ = ["is_submission", "register"]
+
+Opt = typer.Option
+
+
+def is_submission(path: Path) -> bool:
+    """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
+    try:
+        with path.open(encoding="utf-8-sig") as handle:
+            first = next((line for line in handle if line.strip()), "")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if first.lstrip().startswith("["):
+        return True
+    try:
+        row = json.loads(first)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(row, dict) and "triples" in row and "id" in row and "subject" not in row
+
+
+_NOT_BUILT = {
+    "--validator": "the Validator row needs the grounding stack, which this version does not build",
+    "--adjudicate": "gold adjudication needs a grounding model, which this version does not build",
+    "--lenient": "the lenient score needs a model judge, which this version does not build",
+}
+
+
+def pipeline(
+    cmd: Annotated[
+        str | None, Opt("--cmd", help='Command run with no shell: "python x.py {in} {out}".')
+    ] = None,
+    run: Annotated[str | None, Opt("--run", help="my_pkg.extract:run or path/file.py:run.")] = None,
+    predictions: Annotated[
+        Path | None, Opt("--predictions", help="Output already written.")
+    ] = None,
+    labels: Annotated[Path | None, Opt("--labels", help="GoldFact rows.")] = None,
+    documents: Annotated[
+        Path | None, Opt("--documents", help="A folder of texts or Document JSONL.")
+    ] = None,
+    bench: Annotated[Path | None, Opt("--bench", help="A set from odke bench prepare.")] = None,
+    ontology: Annotated[Path | None, Opt("--ontology", help="Ontology JSON or YAML.")] = None,
+    adapter: Annotated[
+        str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
+    ] = "triples",
+    timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
+    validator: Annotated[
+        bool, Opt("--validator", help="Add a + validator row (not built yet).")
+    ] = False,
+    config: Annotated[
+        Path | None, Opt("--config", help="The run config that made the predictions.")
+    ] = None,
+    adjudicate: Annotated[
+        Path | None, Opt("--adjudicate", help="Adjudicated score (not built yet).")
+    ] = None,
+    lenient: Annotated[Path | None, Opt("--lenient", help="Lenient score (not built yet).")] = None,
+    trace: Annotated[
+        Path | None, Opt("--trace", help="manifest.json or run config: what was offered.")
+    ] = None,
+    reference: Annotated[Path | None, Opt("--reference", help="Another system's report.")] = None,
+    examples: Annotated[int, Opt("--examples", help="Examples per diagnosis bucket.")] = 3,
+    items: Annotated[
+        Path | None, Opt("--items", help='Write {"id","tp","fp","fn"} per document.')
+    ] = None,
+    report: Annotated[Path | None, Opt("--report", help="Write the eval report here.")] = None,
+    as_json: Annotated[bool, Opt("--json", help="Print the report as JSON.")] = False,
+    track_record: Annotated[Path | None, Opt("--track-record", help="Track record file.")] = None,
+) -> None:
+    """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
+
+    Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
+    """
+    for flag, given in (
+        ("--validator", validator),
+        ("--adjudicate", adjudicate),
+        ("--lenient", lenient),
+    ):
+        if given:
+            raise InputError(f"{flag} is not built: {_NOT_BUILT[flag]}")
+    if sum(x is not None for x in (cmd, run, predictions)) != 1:
+        raise InputError("give exactly one of --cmd, --run or --predictions")
+    if bench is not None:
+        if labels is not None or documents is not None:
+            raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
+        inputs = bench_inputs(bench)
+    elif labels is None or documents is None:
+        raise InputError("score against --labels with --documents, or a --bench set")
+    else:
+        inputs = label_inputs(labels, documents, ontology)
+    if ontology is not None and bench is not None:
+        inputs.ontology = Ontology.load(ontology)
+    docs = inputs.documents
+    usage = None
+    notes: list[str] = []
+    submission = None
+    run_inputs: dict[str, str] = {}
+    if predictions is not None:
+        run_inputs["predictions"] = str(predictions)
+        if inputs.bench is not None and is_submission(predictions):
+            from openodke.bench import read_submission
+
+            facts = read_submission(predictions, inputs.bench)  # type: ignore[arg-type]
+            submission = predictions
+        else:
+            got = collect(predictions, docs, ontology=inputs.ontology, adapter=adapter)
+            facts, notes = got.facts, got.notes
+    elif cmd is not None:
+        run_inputs["command"] = cmd
+        with run_command(cmd, docs, timeout=timeout) as ran:
+            got = collect(
+                ran.out_path,
+                docs,
+                ontology=inputs.ontology,
+                adapter=adapter,
+                names=ran.names,
+                from_command=True,
+            )
+        facts, notes = got.facts, got.notes
+        usage = (Cost(), Latency(seconds=round(ran.seconds, 3)))
+    else:
+        assert run is not None
+        run_inputs["run"] = run
+        got = collect(run_callable(run, docs), docs, ontology=inputs.ontology, adapter=adapter)
+        facts, notes = got.facts, got.notes
+    result = score_pipeline(
+        facts, inputs, usage=usage, notes=notes, run_inputs=run_inputs, submission=submission
+    )
+    if as_json:
+        typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render_report(result.report))
+    if items is not None:
+        write_document_items(items, result.score)
+    if report is not None:
+        write_report(report, result.report)
+    _ = (config, trace, reference, examples, track_record)  # issue 4: diagnosis and fixes
+
+
+def register(eval_app: typer.Typer) -> None:
+    """Add ``odke eval pipeline``."""
+    eval_app.command("pipeline")(pipeline)
