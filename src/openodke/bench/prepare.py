@@ -147,9 +147,7 @@ def prepare_redocred(
     ontology, details = redocred.build_ontology(rel_info, other_docs, rules)
     names = redocred.predicate_names(rel_info)
     ids = [f"{split}_{i:04d}" for i in range(len(docs))]
-    gold_count = sum(
-        len(redocred.gold_facts(doc, i, names)) for doc, i in zip(docs, ids, strict=True)
-    )
+    gold_count = sum(redocred.fact_count(doc) for doc in docs)
     shown = (
         f"first {len(docs)} of {len(all_docs)}" if len(docs) < len(all_docs) else f"all {len(docs)}"
     )

@@ -26,6 +26,7 @@ __all__ = [
     "TYPE_NAMES",
     "build_ontology",
     "document_text",
+    "fact_count",
     "gold_facts",
     "predicate_names",
     "read_json",
@@ -91,6 +92,11 @@ def vertex_entities(doc: Mapping[str, Any]) -> list[Entity]:
 def predicate_names(rel_info: Mapping[str, str]) -> dict[str, str]:
     """Wikidata property id → predicate name (``P69`` → ``educated_at``)."""
     return {pid: snake_case(label) for pid, label in rel_info.items()}
+
+
+def fact_count(doc: Mapping[str, Any]) -> int:
+    """How many GoldFacts ``gold_facts`` makes of a document: its distinct (h, t, r)."""
+    return len({(label["h"], label["t"], label["r"]) for label in doc["labels"]})
 
 
 def gold_facts(
@@ -176,7 +182,7 @@ def build_ontology(
     heads: dict[str, Counter[str]] = defaultdict(Counter)
     tails: dict[str, Counter[str]] = defaultdict(Counter)
     for doc in other_docs or ():
-        types = [e.type for e in vertex_entities(doc)]
+        types = [TYPE_NAMES.get(mentions[0]["type"], "Misc") for mentions in doc["vertexSet"]]
         for label in doc["labels"]:
             heads[label["r"]][types[label["h"]]] += 1
             tails[label["r"]][types[label["t"]]] += 1
