@@ -19,7 +19,7 @@ from openodke.bench import (
 )
 from openodke.errors import InputError
 from openodke.eval.extract import evaluate_extraction
-from openodke.types import Entity, Evidence, Fact
+from openodke.types import Entity, Evidence, Fact, Span
 from tests.bench.conftest import TEKGEN, read_jsonl
 
 
@@ -241,3 +241,21 @@ def test_our_gold_facts_as_responses_score_one_officially(movie_bench: BenchSet)
     assert rows[0]["triples"][1] == ["Bleach : Hell Verse", "publication_date", "01 January 2010"]
     result = score_official(movie_bench, facts)
     assert (result.precision, result.recall, result.f1, result.onto_conf) == (1.0, 1.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    "cited", ["docs/test_0001.txt", "test_0001.txt", "runs/cmp/redocred/docs/test_0001.txt"]
+)
+def test_documents_named_as_odke_run_names_them_are_the_bench_documents(
+    redocred_bench: BenchSet, cited: str
+) -> None:
+    fact = Fact(
+        subject=Entity(key="Person:orlov", type="Person"),
+        predicate="educated_at",
+        object_value="St Petersburg University",
+        evidence=(Evidence(doc_id=cited, span=Span(doc_id=cited, start=0, end=5)),),
+    )
+    (aligned,), failed = align(redocred_bench, [fact])
+    assert failed == 0 and aligned.doc_ids == ("test_0001",)
+    assert aligned.evidence[0].span is not None and aligned.evidence[0].span.doc_id == "test_0001"
+    assert redocred_bench.doc_id_for("docs/elsewhere.txt") is None

@@ -113,6 +113,40 @@ class BenchSet(BaseModel):
                     )
         return None
 
+    @cached_property
+    def _doc_ids(self) -> dict[str, str]:
+        ids = {d.id: d.id for d in self.documents}
+        for doc in self.documents:
+            ids.setdefault(f"docs/{doc.id}.txt", doc.id)
+            ids.setdefault(f"{doc.id}.txt", doc.id)
+        return ids
+
+    def doc_id_for(self, cited: str) -> str | None:
+        """The bench document a cited id names: its id, or its file under docs/ (as ``odke run``
+        names documents, ``docs/test_0001.txt``), or that file's stem; None for any other."""
+        found = self._doc_ids.get(cited)
+        if found is None and cited.endswith(".txt"):
+            found = self._doc_ids.get(Path(cited).stem)
+        return found
+
+    def on_bench_documents(self, fact: Fact) -> Fact:
+        """``fact`` with each cited document renamed to its bench document id where it has one."""
+        evidence = []
+        for item in fact.evidence:
+            doc_id = self.doc_id_for(item.doc_id)
+            if doc_id is None or doc_id == item.doc_id:
+                evidence.append(item)
+                continue
+            update: dict[str, Any] = {"doc_id": doc_id}
+            for field in ("span", "mention"):
+                span = getattr(item, field)
+                if span is not None:
+                    update[field] = span.model_copy(update={"doc_id": doc_id})
+            evidence.append(item.model_copy(update=update))
+        if evidence == list(fact.evidence):
+            return fact
+        return fact.model_copy(update={"evidence": tuple(evidence)})
+
     def align(self, facts: Sequence[Fact]) -> tuple[list[Fact], int]:
         """``align(self, facts)``."""
         return align(self, facts)
@@ -187,7 +221,7 @@ def _aligned_text2kg(bench: BenchSet, fact: Fact) -> tuple[Fact, bool]:
 def align_each(bench: BenchSet, facts: Sequence[Fact]) -> list[tuple[Fact, bool]]:
     """Each fact aligned (or as it was), with whether it aligned."""
     pairs: list[tuple[Fact, bool]] = []
-    for fact in facts:
+    for fact in map(bench.on_bench_documents, facts):
         if bench.dataset == "redocred":
             aligned = _aligned_redocred(bench, fact)
             if aligned is None:
@@ -210,7 +244,8 @@ def align(bench: BenchSet, facts: Sequence[Fact]) -> tuple[list[Fact], int]:
     triple with the gold's strings matches. Predicates are matched by name, label or alias
     (case-insensitive, spaces and underscores alike). A fact that fails (Re-DocRED: an end
     matches no entry or no document is cited; Text2KGBench: the predicate is not in the
-    ontology) is returned with only its predicate normalised, and counted.
+    ontology) is returned with only its predicate normalised, and counted. Cited documents are
+    renamed to bench ids first (``docs/test_0001.txt`` → ``test_0001``; ``BenchSet.doc_id_for``).
     """
     pairs = align_each(bench, facts)
     return [fact for fact, _ in pairs], sum(not ok for _, ok in pairs)

@@ -138,7 +138,7 @@ def facts_to_responses(
     """
     ids = list(documents) if documents is not None else [d.id for d in bench.documents]
     triples: dict[str, list[list[str]]] = {doc_id: [] for doc_id in ids}
-    for fact in facts:
+    for fact in map(bench.on_bench_documents, facts):
         if not fact.doc_ids or fact.doc_ids[0] not in triples:
             continue
         predicate = bench.predicates.resolve(fact.predicate)
