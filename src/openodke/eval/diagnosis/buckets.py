@@ -1,0 +1,433 @@
+"""Each missed gold fact goes in the first bucket, in the spec's order, that its evidence fits.
+
+DECISIONS #38. The buckets, in order, and the rule each applies to a miss (gold fact g = s·p·o in
+document d; "a prediction" means a scored prediction of d, or one citing no document):
+
+1. ``never_offered``: p is not among the relations ``offered`` showed for s's type (a type offered
+   nothing counts). Null without ``offered``. It comes first even when a prediction wrote p: the
+   trace, not the output, says what the extractor was shown.
+2. ``refused``: the gate refused a prediction with g's exact identity in d. Null without
+   ``validator``.
+3. ``wrong_relation``: a prediction links s to o (this direction) with another relation, and that
+   prediction is not itself a hit.
+4. ``inverse``: a prediction links o to s (the other way round), with any relation, hit or not.
+5. ``surface_form``: a prediction that is not a hit has p and g's polarity and one end equal by
+   name key (accents, case and punctuation ignored), and its other end differs from g's and is g's
+   in other words. With ``lenient``: a judge said ``same`` for g. Without: the other ends' name keys
+   are equal, one contains the other as whole words, or they are 85% alike (rapidfuzz ratio); the
+   label then says "(unconfirmed)".
+6. ``scored_apart``: a prediction has s, p and o but differs in subject type, polarity or identity
+   qualifiers, or paired with another gold fact.
+7. ``cross_sentence``: no prediction links s and o either way, and the evidence spans sentences
+   (see ``sentences``). Null with neither ``evidence`` nor ``texts``.
+8. ``saturation``: no prediction links s and o, output is flat against length, and d is long (see
+   ``saturation``). Null unless ``texts`` allow the regression.
+9. ``linked_other``: a prediction that is a hit links s to o with another relation.
+10. ``entity_missing``: s or o is an end of no prediction for d.
+11. ``not_linked``: the rest: both ends are ends of predictions, never of one prediction (3, 4, 6 and
+    9 take every miss whose ends share a prediction), so every miss lands in exactly one bucket.
+
+A null bucket is skipped: its misses go on to the next bucket that fits.
+
+False positives (predictions scored spurious, wrong value or wrong entity) split into
+``written_supported`` (grounding stamped them supported; null when no prediction carries a
+verdict), then ``written_other``; ``refused_not_in_gold`` counts the refused facts whose identity
+is in no gold fact of their document (null without ``validator``). Shares on this side are over
+the sum of its measured counts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from openodke.eval.diagnosis.explain import Explainer
+from openodke.eval.diagnosis.index import PredictionIndex
+from openodke.eval.diagnosis.inputs import confirmed_pairs, refused_facts, text_map
+from openodke.eval.diagnosis.models import (
+    LABELS,
+    PRECISION_BUCKETS,
+    RECALL_BUCKETS,
+    Bucket,
+    Diagnosis,
+    Group,
+    Offered,
+)
+from openodke.eval.diagnosis.replay import rates_and_replays
+from openodke.eval.diagnosis.saturation import Saturation, saturation
+from openodke.eval.diagnosis.sentences import SentenceEvidence, TextIndex, name_key
+from openodke.eval.diagnosis.view import Columns, DiagnosisView
+from openodke.eval.matching import DUPLICATE, HIT, SPURIOUS, WRONG_ENTITY, WRONG_VALUE
+from openodke.ontology import lookup_form
+from openodke.types import Document
+
+__all__ = ["ALIKE", "alike", "diagnose"]
+
+ALIKE = 85.0
+"""rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
+
+_NULL_NOTES = {
+    "never_offered": "needs --trace: the run's manifest.json or the run config",
+    "refused": "needs --validator: what the gate refused",
+    "cross_sentence": "needs the dataset's evidence sentences, or the texts",
+    "refused_not_in_gold": "needs --validator: what the gate refused",
+    "written_supported": "no prediction carries a grounding verdict",
+}
+
+
+def alike(a: Iterable[str], b: Iterable[str]) -> bool:
+    """The unconfirmed surface-form rule on two ends' names (any pair of names may pass).
+
+    Name keys equal; one contains the other as whole words; or rapidfuzz ratio >= ALIKE.
+    """
+    keys_b = [k for k in {name_key(n) for n in b} if k]
+    for x in {name_key(n) for n in a}:
+        if not x:
+            continue
+        for y in keys_b:
+            if x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ":
+                return True
+            if fuzz.ratio(x, y) >= ALIKE:
+                return True
+    return False
+
+
+class _Cross:
+    """Whether each gold fact's evidence spans sentences, from the dataset, else the text."""
+
+    def __init__(
+        self, view: DiagnosisView, evidence: SentenceEvidence | None, texts: dict[str, str]
+    ) -> None:
+        self.view, self.evidence, self.texts = view, evidence, texts
+        self.indices: dict[str, TextIndex] = {}
+        self.measured = evidence is not None or bool(texts)
+
+    def __call__(self, i: int) -> bool | None:
+        g = self.view.gold
+        doc_id = g.docs[i][0]
+        if self.evidence is not None:
+            o = g.obj[i]
+            found = self.evidence.cross(
+                doc_id, g.key[i], g.subject[i][1:], o[1:] if o[0] == "E" else o
+            )
+            if found is not None:
+                return found
+        index = self._index(doc_id)
+        return None if index is None else index.cross(g.subject_names[i], g.object_names[i])
+
+    def _index(self, doc_id: str) -> TextIndex | None:
+        index = self.indices.get(doc_id)
+        if index is None and doc_id in self.texts:
+            index = self.indices[doc_id] = TextIndex(self.texts[doc_id])
+        return index
+
+    def reason(self, i: int) -> str:
+        """Why gold fact ``i`` counts as cross-sentence, in words."""
+        g = self.view.gold
+        doc_id = g.docs[i][0]
+        if self.evidence is not None:
+            ids = self.evidence.facts.get((doc_id, g.key[i]))
+            if ids:
+                return "evidence in sentences " + ", ".join(map(str, sorted(set(ids))))
+            places = self.evidence.mentions.get(doc_id, {})
+            a, b = places.get(g.subject[i][1:]), places.get(g.obj[i][1:])
+            if a and b:
+                return f"mentioned in sentences {_ids(a)} and {_ids(b)}, never together"
+        return "no sentence names both ends"
+
+
+def _ids(ids: frozenset[int]) -> str:
+    shown = sorted(ids)
+    return ", ".join(map(str, shown[:3])) + (", ..." if len(shown) > 3 else "")
+
+
+def _offered_forms(offered: Offered) -> dict[str, frozenset[str]]:
+    return {lookup_form(t): frozenset(map(lookup_form, ps)) for t, ps in offered.by_type.items()}
+
+
+def _saturation(
+    view: DiagnosisView, index: PredictionIndex, texts: dict[str, str]
+) -> tuple[Saturation, dict[int, int]]:
+    m = view.score.matching
+    lengths = {d: len(texts[doc].split()) for d, doc in enumerate(m.documents) if doc in texts}
+    gold_per_doc = Counter(m.gold_doc[m.gold_status != DUPLICATE].tolist())
+    docs = sorted(lengths)
+    fit = saturation(
+        [lengths[d] for d in docs],
+        [int(index.per_document[d]) for d in docs],
+        [gold_per_doc.get(d, 0) for d in docs],
+    )
+    return fit, lengths
+
+
+def diagnose(
+    view: DiagnosisView,
+    *,
+    offered: Offered | None = None,
+    validator: Iterable[Any] | None = None,
+    lenient: Iterable[Any] | None = None,
+    inverses: Any = None,
+    evidence: SentenceEvidence | None = None,
+    texts: Mapping[str, str] | Iterable[Document] | None = None,
+    examples: int = 3,
+    row: str = "pipeline",
+) -> Diagnosis:
+    """Put each gold fact the row missed in its bucket, and split its false positives.
+
+    ``offered`` (bucket 1), ``validator`` (what the gate refused: bucket 2 and the gate's catches),
+    ``lenient`` (judge decisions for bucket 5), ``inverses`` (an Ontology or ``(p, q)`` pairs, for
+    the inverse step's replay), ``evidence`` (the dataset's sentences, bucket 7) and ``texts``
+    (bucket 7's fallback and bucket 8) are each optional; a bucket that needs a missing input is
+    None. ``examples`` misses are kept per bucket, from different documents first.
+    """
+    m = view.score.matching
+    g = view.gold
+    index = PredictionIndex(view)
+    text_of = text_map(texts)
+    cross = _Cross(view, evidence, text_of)
+    fit, lengths = _saturation(view, index, text_of)
+    refused = refused_facts(validator) if validator is not None else None
+    refused_cols = Columns.of((f for f, _ in refused or ()), (f.doc_ids for f, _ in refused or ()))
+    doc_index = {doc: d for d, doc in enumerate(m.documents)}
+    refused_keys: dict[tuple[int, str], int] = {}
+    for r, docs in enumerate(refused_cols.docs):
+        d = next((doc_index[x] for x in docs if x in doc_index), -1 if not docs else None)
+        if d is not None:
+            refused_keys.setdefault((d, refused_cols.key[r]), r)
+    confirmed = confirmed_pairs(lenient) if lenient is not None else None
+    forms = _offered_forms(offered) if offered is not None else None
+    explain = Explainer(view, refused, refused_cols, confirmed, cross.reason)
+
+    measured = {b: True for b in RECALL_BUCKETS}
+    measured["never_offered"] = offered is not None
+    measured["refused"] = refused is not None
+    measured["cross_sentence"] = cross.measured
+    measured["saturation"] = fit.measured
+
+    status = m.gold_status.tolist()
+    gold_doc = m.gold_doc.tolist()
+    landed: dict[str, list[tuple[int, int | None, str]]] = {b: [] for b in RECALL_BUCKETS}
+    knobs: set[str] = set()
+    for i, st in enumerate(status):
+        if st in (HIT, DUPLICATE):
+            continue
+        d = gold_doc[i]
+        s, o, p, key = g.subject[i], g.obj[i], g.predicate[i], g.key[i]
+        bucket: str | None = None
+        near: int | None = None
+        if forms is not None:
+            allowed = forms.get(lookup_form(g.subject_type[i]))
+            if not allowed or lookup_form(p) not in allowed:
+                bucket = "never_offered"
+                knobs.add("types" if not allowed else "snippet_limit")
+        if bucket is None and refused is not None:
+            caught = refused_keys.get((d, key), refused_keys.get((-1, key)))
+            if caught is not None:
+                bucket, near = "refused", caught
+        same_way = index.get(index.pair, d, s, o)
+        if bucket is None:
+            near = next(
+                (j for j in same_way if not index.hit[j] and index_pred(view, j) != p), None
+            )
+            if near is not None:
+                bucket = "wrong_relation"
+        other_way = index.get(index.pair, d, o, s) if o[0] == "E" else []
+        if bucket is None and other_way:
+            bucket, near = "inverse", other_way[0]
+        if bucket is None:
+            near = _surface(view, index, i, d, confirmed, m.documents)
+            if near is not None:
+                bucket = "surface_form"
+        if bucket is None:
+            apart = index.get(index.triple, d, s, p, o)
+            if apart:
+                bucket, near = "scored_apart", apart[0]
+        if bucket is None and not same_way:
+            if cross.measured and cross(i):
+                bucket = "cross_sentence"
+            elif fit.saturated and fit.is_long(lengths.get(d, 0)):
+                bucket = "saturation"
+        if bucket is None and same_way:
+            bucket, near = "linked_other", same_way[0]
+        if bucket is None:
+            bucket = (
+                "entity_missing"
+                if not (index.has_node(d, s) and index.has_node(d, o))
+                else "not_linked"
+            )
+        landed[bucket].append((i, near, bucket))
+
+    fp_rows = _false_positives(view, index)
+    rates, replays = rates_and_replays(
+        view,
+        index,
+        forms=forms,
+        cross=cross if cross.measured else None,
+        fit=fit,
+        lengths=lengths,
+        refused=refused_cols if refused is not None else None,
+        inverses=inverses,
+    )
+    misses = sum(len(v) for v in landed.values())
+    buckets: list[Bucket] = []
+    for name in RECALL_BUCKETS:
+        rows = landed[name]
+        count = len(rows) if measured[name] else None
+        label = LABELS[name]
+        if name == "surface_form" and confirmed is None:
+            label += " (unconfirmed)"
+        note = _recall_note(name, measured[name], fit, confirmed is not None)
+        buckets.append(
+            Bucket(
+                bucket=name,
+                side="recall",
+                label=label,
+                count=count,
+                share=(count / misses if misses else None) if count is not None else None,
+                examples=tuple(explain.recall(name, rows, examples, fit, lengths)),
+                note=note,
+            )
+        )
+    buckets.extend(_precision_buckets(view, fp_rows, refused_keys, refused, explain, examples))
+    return Diagnosis(
+        row=row,
+        gold=int((m.gold_status != DUPLICATE).sum()),
+        hits=int((m.gold_status == HIT).sum()),
+        misses=misses,
+        false_positives=sum(len(v) for v in fp_rows.values()),
+        buckets=tuple(buckets),
+        confirmed=confirmed is not None,
+        rates=rates,
+        replays=replays,
+        groups=_groups(view, landed),
+        offered_knobs=tuple(
+            f"stages.extractor.{k}" for k in ("snippet_limit", "types") if k in knobs
+        ),
+        notes=(fit.note,) if text_of else (),
+    )
+
+
+def index_pred(view: DiagnosisView, j: int) -> str:
+    """Prediction ``j``'s predicate."""
+    return view.predicted.predicate[j]
+
+
+def _surface(
+    view: DiagnosisView,
+    index: PredictionIndex,
+    i: int,
+    d: int,
+    confirmed: dict[tuple[str, str], Any] | None,
+    documents: list[str],
+) -> int | None:
+    """Bucket 5's candidate for gold ``i``: a prediction index, -2 (judged, none found), or None."""
+    g, p = view.gold, view.predicted
+    if confirmed is not None:
+        return -2 if (documents[d], g.key[i]) in confirmed else None
+    pred, pol = g.predicate[i], g.polarity[i]
+    for key in {name_key(n) for n in g.subject_names[i]}:
+        for j in index.get(index.by_subject, d, key, pred, pol):
+            if (
+                not index.hit[j]
+                and p.obj[j] != g.obj[i]
+                and alike(g.object_names[i], p.object_names[j])
+            ):
+                return j
+    for key in {name_key(n) for n in g.object_names[i]}:
+        for j in index.get(index.by_object, d, key, pred, pol):
+            if (
+                not index.hit[j]
+                and p.subject[j] != g.subject[i]
+                and alike(g.subject_names[i], p.subject_names[j])
+            ):
+                return j
+    return None
+
+
+def _false_positives(view: DiagnosisView, index: PredictionIndex) -> dict[str, list[int]]:
+    m = view.score.matching
+    status = m.pred_status.tolist()
+    verdicts = view.predicted.verdict
+    graded = any(verdicts[j] != "unchecked" for j in index.live)
+    rows: dict[str, list[int]] = {"written_supported": [], "written_other": []}
+    for j in index.live:
+        if status[j] in (SPURIOUS, WRONG_VALUE, WRONG_ENTITY):
+            supported = graded and verdicts[j] == "supported"
+            rows["written_supported" if supported else "written_other"].append(j)
+    if not graded:
+        rows.pop("written_supported")
+    return rows
+
+
+def _precision_buckets(
+    view: DiagnosisView,
+    fp_rows: dict[str, list[int]],
+    refused_keys: dict[tuple[int, str], int],
+    refused: list[Any] | None,
+    explain: Explainer,
+    examples: int,
+) -> list[Bucket]:
+    m = view.score.matching
+    gold_keys = {(d, k) for d, k in zip(m.gold_doc.tolist(), view.gold.key, strict=True)}
+    all_gold = set(view.gold.key)
+    caught: list[int] | None = None
+    if refused is not None:
+        caught = [
+            r
+            for (d, key), r in refused_keys.items()
+            if ((d, key) not in gold_keys if d >= 0 else key not in all_gold)
+        ]
+    counts: dict[str, list[int] | None] = {
+        "refused_not_in_gold": caught,
+        "written_supported": fp_rows.get("written_supported"),
+        "written_other": fp_rows["written_other"],
+    }
+    total = sum(len(v) for v in counts.values() if v is not None)
+    out = []
+    for name in PRECISION_BUCKETS:
+        rows = counts[name]
+        count = None if rows is None else len(rows)
+        out.append(
+            Bucket(
+                bucket=name,
+                side="precision",
+                label=LABELS[name],
+                count=count,
+                share=None if count is None or not total else count / total,
+                examples=tuple(explain.precision(name, rows or [], examples)),
+                note=_NULL_NOTES.get(name) if count is None else None,
+            )
+        )
+    return out
+
+
+def _recall_note(name: str, measured: bool, fit: Saturation, confirmed: bool) -> str | None:
+    if not measured:
+        return fit.note if name == "saturation" else _NULL_NOTES.get(name)
+    if name == "surface_form" and not confirmed:
+        return "no judge read these; --lenient confirms them"
+    if name == "saturation":
+        return fit.note
+    return None
+
+
+def _groups(
+    view: DiagnosisView, landed: dict[str, list[tuple[int, int | None, str]]]
+) -> dict[str, tuple[Group, ...]]:
+    g = view.gold
+    out: dict[str, tuple[Group, ...]] = {}
+    for name, rows in landed.items():
+        if not rows:
+            continue
+        if name == "never_offered":
+            names = Counter(
+                f"{g.subject_type[i]} · {g.predicate[i].replace('_', ' ')}" for i, _, _ in rows
+            )
+        else:
+            names = Counter(g.predicate[i].replace("_", " ") for i, _, _ in rows)
+        top = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
+        out[name] = tuple(Group(name=k, count=v) for k, v in top)
+    return out
