@@ -113,6 +113,20 @@ def test_rows_naming_documents_by_id_name_or_stem_score_alike(tmp_path):
     )
 
 
+def test_documents_as_jsonl_score_like_the_folder(tmp_path):
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(
+        "".join(
+            json.dumps({"id": d.id, "text": d.text}) + "\n"
+            for d in load_documents(TRIPLES / "texts")
+        ),
+        "utf-8",
+    )
+    cmd = ("--cmd", f"{PYTHON} {shlex.quote(str(SCRIPT))} {{in}} {{out}}")
+    from_jsonl = [*AGAINST[:3], str(docs), *AGAINST[4:]]
+    assert scored(ok_json(*from_jsonl, *cmd)) == scored(ok_json(*AGAINST, *cmd))
+
+
 def test_rows_naming_no_document_are_dropped_with_a_note(tmp_path):
     rows = PREDICTIONS.read_text("utf-8")
     stray = {"doc": "elsewhere", "subject": "Orvik Foods", "predicate": "ceo", "object": "X Y"}
@@ -159,6 +173,32 @@ def assert_items_sum_to_counts(items: list[dict], report: dict) -> None:
     assert sum(row["tp"] for row in items) == counts["hits"]
     assert sum(row["fp"] for row in items) == counts["over_extraction"] - counts["uncited"]
     assert sum(row["fn"] for row in items) == counts["under_extraction"]
+
+
+def test_uncited_predictions_count_in_every_draw_and_in_no_items_row(fact_rows, tmp_path):
+    uncited = [
+        {"subject": {"key": "Company:zeta", "type": "Company"}, "predicate": "ceo",
+         "object_entity": {"key": "Person:q", "type": "Person"}},
+        {"subject": {"key": "Company:orvik foods", "type": "Company"}, "predicate": "born_in",
+         "object_value": "x"},
+    ]  # fmt: skip
+    path = tmp_path / "facts.jsonl"
+    path.write_text(
+        fact_rows.read_text("utf-8") + "".join(json.dumps(f) + "\n" for f in uncited), "utf-8"
+    )
+    items_path = tmp_path / "items.jsonl"
+    report = ok_json(*AGAINST, "--predictions", str(path), "--items", str(items_path))
+    counts = report["rows"][0]["counts"]
+    assert (counts["uncited"], counts["over_extraction"], counts["predicted"]) == (2, 5, 15)
+    items = [json.loads(line) for line in items_path.read_text("utf-8").splitlines()]
+    assert [(r["tp"], r["fp"], r["fn"]) for r in items] == [(5, 2, 2), (5, 1, 0)]
+    assert_items_sum_to_counts(items, report)
+    # The 2 uncited false positives join every draw: halden.txt twice gives P 10/(14 + 2),
+    # orvik.txt twice 10/(12 + 2); pooled 10/15.
+    precision = report["rows"][0]["performance"]["precision"]
+    assert (precision["value"], precision["low"], precision["high"]) == pytest.approx(
+        (10 / 15, 10 / 16, 10 / 14)
+    )
 
 
 def test_the_report_prints_as_a_table_without_json(tmp_path):
