@@ -12,6 +12,12 @@ import typer
 from openodke.errors import CompareGateFailed, InputError
 from openodke.eval.compare import Comparison, compare_items, render_comparison
 from openodke.eval.items import read_items, write_text_atomic
+from openodke.eval.track_record import (
+    TRACK_RECORD,
+    check_fix_id,
+    record_comparison,
+    render_measured,
+)
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 
@@ -106,9 +112,8 @@ def compare(
         return
     if a is None or b is None:
         raise InputError("compare needs two items files, A then B (see --describe)")
-    # issue 4: --applied and --track-record are accepted and kept here; appending what B
-    # measured to the track record comes with the fixes (the track record's part).
-    _track_record = (applied, track_record)  # noqa: F841
+    if applied is not None:
+        check_fix_id(applied)  # an unknown fix is exit 2 before any work
 
     comparison = compare_items(
         read_items(a),
@@ -126,6 +131,7 @@ def compare(
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
         typer.echo(render_comparison(comparison))
+    _track(a, b, comparison, applied, track_record, err=as_json)
 
     reasons = gate_failures(
         comparison, fail_under=fail_under, fail_on_inconclusive=fail_on_inconclusive
@@ -136,6 +142,25 @@ def compare(
     if reasons:
         sys.stdout.flush()
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
+
+
+def _track(
+    a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
+) -> None:
+    """Append what B measured to the track record (given, or beside A's or B's items)."""
+    asked = applied is not None or path is not None
+    if path is None:
+        found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
+        if not found:
+            if applied is not None:
+                typer.echo(f"track record: none beside {a} or {b}; pass --track-record", err=True)
+            return
+        path = found[0]
+    result = record_comparison(path, a, b, comparison, applied=applied)
+    for line in result.lines:
+        typer.echo(render_measured(line), err=err)
+    for note in result.notes if asked else ():
+        typer.echo(f"track record: {note}", err=True)
 
 
 def gate_failures(

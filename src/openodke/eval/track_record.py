@@ -281,19 +281,19 @@ def record_comparison(
     """Append what B measured for each fix of A's it applied (see the module docstring)."""
     if applied is not None:
         _knobs(applied)  # an unknown fix id is an input error, whatever the record holds
-    notes: list[str] = []
-    done = RecordResult(path=str(path), lines=[], notes=notes)
+
+    def nothing(note: str) -> RecordResult:
+        return RecordResult(path=str(path), lines=[], notes=[note])
+
     if not Path(path).is_file():
-        notes.append(f"no track record at {path}: nothing recorded")
-        return done
+        return nothing(f"no track record at {path}: nothing recorded")
     lines = read_track_record(path)
     sha_a, sha_b = sha256_file(a_items), sha256_file(b_items)
     before, after = _latest(lines, sha_a), _latest(lines, sha_b)
     if before is None:
-        notes.append(
+        return nothing(
             "A's items are not in the track record (its report's --items): nothing recorded"
         )
-        return done
     predicted = {f.id: f for f in before.fixes}
     diff = (
         config_diff(before.config, after.config)
@@ -302,17 +302,14 @@ def record_comparison(
     )
     if applied is not None:
         if applied not in predicted:
-            notes.append(f"A's report predicted no gain for {applied}: nothing recorded")
-            return done
+            return nothing(f"A's report predicted no gain for {applied}: nothing recorded")
         chosen = [applied]
     elif diff is None:
-        notes.append(
+        return nothing(
             "A's or B's config is unknown, so the fix B applied cannot be told: pass --applied"
         )
-        return done
     elif not diff:
-        notes.append("A and B ran the same config: no fix applied")
-        return done
+        return nothing("A and B ran the same config: no fix applied")
     else:
         chosen = [
             fid
@@ -321,10 +318,9 @@ def record_comparison(
         ]
         if not chosen:
             changed = ", ".join(d["path"] for d in diff)
-            notes.append(
+            return nothing(
                 f"the configs differ beyond any one fix's knobs ({changed}): pass --applied"
             )
-            return done
     paired = comparison.primary
     if comparison.metric != "recall" and "recall" in comparison.guardrails:
         paired = comparison.guardrails["recall"]
@@ -346,7 +342,7 @@ def record_comparison(
         for fid in chosen
     ]
     append_lines(path, made)
-    return RecordResult(path=str(path), lines=made, notes=notes)
+    return RecordResult(path=str(path), lines=made, notes=[])
 
 
 def _points(value: float | None) -> str:

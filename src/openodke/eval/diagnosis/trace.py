@@ -142,6 +142,7 @@ def offered_from_trace(path: str | Path, ontology: Ontology | None = None) -> Of
         if not isinstance(config, dict):
             raise InputError("the manifest has neither stats.coverage nor config", path=where)
         data = config
+    _extractor(data, where)  # a config without an extractor is wrong before its ontology is read
     if ontology is None:
         ontology = _ontology_for(data, file.parent, where)
     return offered_from_config(data, ontology, where=where)
