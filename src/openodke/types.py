@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import uuid
 from datetime import UTC, datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -54,7 +54,7 @@ class Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class SourceTier(str, Enum):
+class SourceTier(StrEnum):
     """How far a source is trusted; each tier has a fixed weight."""
 
     unverified = "unverified"
@@ -76,7 +76,7 @@ _TIER_WEIGHTS = {
 }
 
 
-class Polarity(str, Enum):
+class Polarity(StrEnum):
     """Whether the text asserts, denies or partly asserts a fact; part of the signature."""
 
     asserted = "asserted"
@@ -84,7 +84,7 @@ class Polarity(str, Enum):
     partial = "partial"
 
 
-class GroundingVerdict(str, Enum):
+class GroundingVerdict(StrEnum):
     """What grounding found. ``unchecked``: nothing asked, or the call failed."""
 
     unchecked = "unchecked"
@@ -93,7 +93,7 @@ class GroundingVerdict(str, Enum):
     not_found = "not_found"
 
 
-class SpanOrigin(str, Enum):
+class SpanOrigin(StrEnum):
     """Who chose a span: the extractor, the span locator, or nobody (the whole text)."""
 
     cited = "cited"
@@ -101,7 +101,7 @@ class SpanOrigin(str, Enum):
     context = "context"
 
 
-class LinkKind(str, Enum):
+class LinkKind(StrEnum):
     """A resolution link's decision."""
 
     same_as = "same_as"
@@ -109,7 +109,7 @@ class LinkKind(str, Enum):
     different = "different"
 
 
-class Modality(str, Enum):
+class Modality(StrEnum):
     """How structured a document is."""
 
     unstructured = "unstructured"

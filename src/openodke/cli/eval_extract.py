@@ -25,15 +25,15 @@ from openodke.cli.eval_stages import (
 )
 from openodke.documents import load_documents
 from openodke.errors import InputError
-from openodke.eval.eval_report import from_stage, row_from_score, write_report
-from openodke.eval.extract import ExtractionScore, KeyRows, run_facts, score_facts, score_keys
-from openodke.eval.fastload import load_gold_keys, load_prediction_keys
-from openodke.eval.jsonl import atomic_write_text, load_jsonl
+from openodke.eval.eval_report import from_stage, report_json, row_from_score
+from openodke.eval.extract import ExtractionScore, run_facts, score_facts, score_keys
+from openodke.eval.fastload import load_both, paused_gc
+from openodke.eval.jsonl import load_jsonl, write_outputs
 from openodke.eval.labels import GoldFact, describe
 from openodke.eval.report_models import Bootstrap
 from openodke.protocols import load_stage
 
-__all__ = ["register", "score_extract_files"]
+__all__ = ["document_items", "register", "score_extract_files"]
 
 ExtractItems = typer.Option(
     "--items", help='Write {"id", "tp", "fp", "fn"} per labelled document, for compare.'
@@ -54,20 +54,18 @@ def score_extract_files(
     labels: Path, predictions: Path, documents: list[str] | None = None
 ) -> ExtractionScore:
     """Score a GoldFact file against a Fact file on the fast path."""
-    gold: KeyRows = load_gold_keys(labels)
-    return score_keys(gold, load_prediction_keys(facts_file(predictions)), documents)
+    with paused_gc():
+        gold, said = load_both(labels, facts_file(predictions))
+        return score_keys(gold, said, documents)
 
 
-def write_document_items(path: Path, score: ExtractionScore) -> None:
-    """``{"id", "tp", "fp", "fn"}`` per labelled document, atomically."""
+def document_items(score: ExtractionScore) -> str:
+    """``{"id", "tp", "fp", "fn"}`` per labelled document, as JSONL text."""
     tp, fp, fn = score.document_counts()
     rows = zip(score.matching.documents, tp.tolist(), fp.tolist(), fn.tolist(), strict=True)
-    atomic_write_text(
-        path,
-        "".join(
-            json.dumps({"id": d, "tp": a, "fp": b, "fn": c}, ensure_ascii=False) + "\n"
-            for d, a, b, c in rows
-        ),
+    return "".join(
+        json.dumps({"id": d, "tp": a, "fp": b, "fn": c}, ensure_ascii=False) + "\n"
+        for d, a, b, c in rows
     )
 
 
@@ -111,12 +109,14 @@ def extract(
         typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(stage.render())
+    outputs = []
     if items is not None:
-        write_document_items(items, score)
+        outputs.append((items, document_items(score)))
     if report is not None:
         row = row_from_score("extract", score)
         how = Bootstrap(units=len(score.matching.documents))
-        write_report(report, from_stage(stage, rows=[row], bootstrap=how))
+        outputs.append((report, report_json(from_stage(stage, rows=[row], bootstrap=how))))
+    write_outputs(outputs)
 
 
 def register(eval_app: typer.Typer) -> None:

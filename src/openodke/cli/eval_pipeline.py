@@ -13,10 +13,11 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.eval_extract import write_document_items
+from openodke.cli.eval_extract import document_items
 from openodke.errors import InputError
-from openodke.eval.eval_report import write_report
+from openodke.eval.eval_report import report_json
 from openodke.eval.harness import collect, run_callable, run_command
+from openodke.eval.jsonl import write_outputs
 from openodke.eval.pipeline import bench_inputs, label_inputs, score_pipeline
 from openodke.eval.report_models import Cost, Latency
 from openodke.eval.report_render import render_report
@@ -153,10 +154,12 @@ def pipeline(
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(render_report(result.report))
+    outputs = []
     if items is not None:
-        write_document_items(items, result.score)
+        outputs.append((items, document_items(result.score)))
     if report is not None:
-        write_report(report, result.report)
+        outputs.append((report, report_json(result.report)))
+    write_outputs(outputs)
     _ = (config, trace, reference, examples, track_record)  # issue 4: diagnosis and fixes
 
 

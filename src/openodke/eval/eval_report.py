@@ -15,7 +15,13 @@ from typing import Any
 from openodke import __version__
 from openodke.eval.extract import ExtractionScore, score_facts
 from openodke.eval.labels import GoldFact
-from openodke.eval.report_io import check_report, read_report, report_schema, write_report
+from openodke.eval.report_io import (
+    check_report,
+    read_report,
+    report_json,
+    report_schema,
+    write_report,
+)
 from openodke.eval.report_models import (
     SCHEMA_VERSION,
     Bootstrap,
@@ -40,6 +46,7 @@ __all__ = [
     "extraction_rows",
     "from_stage",
     "read_report",
+    "report_json",
     "report_schema",
     "row_from_score",
     "write_report",

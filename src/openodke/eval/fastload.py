@@ -12,7 +12,11 @@ refuse, and a test checks both paths give the same metrics.
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import os
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +30,7 @@ from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
 from openodke.types import Fact, normalise_value
 
-__all__ = ["load_gold_keys", "load_prediction_keys"]
+__all__ = ["PARALLEL_BYTES", "load_both", "load_gold_keys", "load_prediction_keys", "paused_gc"]
 
 _Tier = Literal["unverified", "community", "authoritative", "curated"]
 _Value = str | int | float | bool
@@ -53,6 +57,10 @@ class _Span(msgspec.Struct, forbid_unknown_fields=True):
     start: int
     end: int
     quote: str | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.start <= self.end:
+            raise ValueError("span offsets out of order")
 
 
 class _Evidence(msgspec.Struct, forbid_unknown_fields=True):
@@ -91,31 +99,21 @@ class _Fact(msgspec.Struct, forbid_unknown_fields=True):
     supported_by: list[_Support] = []
     retired_at: datetime | None = None
 
+    def __post_init__(self) -> None:
+        if (self.object_entity is None) == (self.object_value is None):
+            raise ValueError("exactly one of object_entity and object_value must be set")
+
 
 class _Gold(msgspec.Struct, forbid_unknown_fields=True):
     doc_id: str
     fact: _Fact
 
 
-class _Refused(Exception):
-    """A row the structs accept but the models would refuse."""
-
-
-def _spans_ok(span: _Span | None) -> bool:
-    return span is None or 0 <= span.start <= span.end
-
-
 def _key(f: _Fact) -> str:
     """The same string :func:`~openodke.eval.matching.fact_key` builds, without the model."""
-    if f.evidence and not all(_spans_ok(e.span) and _spans_ok(e.mention) for e in f.evidence):
-        raise _Refused
     o = f.object_entity
     if o is not None:
-        if f.object_value is not None:
-            raise _Refused
         obj = "E" + o.key
-    elif f.object_value is None:
-        raise _Refused
     else:
         value = f.object_value
         obj = "L" + (str(value) if type(value) is int else normalise_value(value))
@@ -129,62 +127,169 @@ def _key(f: _Fact) -> str:
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while millions of rows are built (see below)."""
     # Millions of small containers make the cyclic collector rescan the heap over and over;
-    # nothing here builds a cycle, so it is paused while rows load.
+    # nothing here builds a cycle, so it is paused while rows load, and what was loaded is moved
+    # out of its sight (gc.freeze) so it is not rescanned later either. Refcounting frees it.
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 
 
-def _lines(path: Path) -> list[bytes]:
-    raw = path.read_bytes()
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    return [line for line in raw.split(b"\n") if line.strip()]
+_FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError)
+_CHUNK = 16 << 20  # bytes decoded at once: bounds the structs alive at any time
+_Range = tuple[int, int]
 
 
-def load_gold_keys(path: str | Path) -> KeyRows:
-    """Each GoldFact line's document and key; the pydantic reader on any line refused here."""
-    decode = msgspec.json.Decoder(_Gold).decode
-    with _no_gc():
-        try:
-            docs: list[str] = []
-            keys: list[str] = []
-            for line in _lines(Path(path)):
-                g = decode(line)
+def _ranges(path: Path, parts: int) -> list[_Range]:
+    """``parts`` byte ranges of the file that start and end at line breaks (BOM skipped)."""
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        start = 3 if handle.read(3) == b"\xef\xbb\xbf" else 0
+        cuts = [start]
+        for k in range(1, parts):
+            handle.seek(max(cuts[-1], start + (size - start) * k // parts))
+            handle.readline()
+            cuts.append(min(handle.tell(), size))
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
+def _chunks(path: Path, span: _Range) -> Iterator[bytes]:
+    with path.open("rb") as handle:
+        handle.seek(span[0])
+        left = span[1] - span[0]
+        while left > 0:
+            block = handle.read(min(_CHUNK, left))
+            left -= len(block)
+            if left > 0:
+                tail = handle.readline()
+                left -= len(tail)
+                block += tail
+            yield block
+
+
+def _gold_part(path: str, span: _Range) -> tuple[list[str], list[str]]:
+    decode = msgspec.json.Decoder(_Gold).decode_lines
+    docs: list[str] = []
+    keys: list[str] = []
+    with paused_gc():
+        for block in _chunks(Path(path), span):
+            for g in decode(block):
                 docs.append(g.doc_id)
                 keys.append(_key(g.fact))
-            if keys:
-                return KeyRows(docs, keys)
-        except (msgspec.DecodeError, _Refused, UnicodeDecodeError, OSError):
-            pass
-        gold = load_jsonl(path, GoldFact)
-        return KeyRows([row.doc_id for row in gold], [fact_key(row.fact) for row in gold])
+    return docs, keys
 
 
-def load_prediction_keys(path: str | Path) -> PredictionKeyRows:
-    """Each Fact line's cited documents and key; the pydantic reader on any line refused here."""
-    decode = msgspec.json.Decoder(_Fact).decode
-    with _no_gc():
-        try:
-            cited: list[tuple[str, ...]] = []
-            keys = []
-            for line in _lines(Path(path)):
-                f = decode(line)
+def _prediction_part(path: str, span: _Range) -> tuple[list[tuple[str, ...]], list[str]]:
+    decode = msgspec.json.Decoder(_Fact).decode_lines
+    cited: list[tuple[str, ...]] = []
+    keys: list[str] = []
+    with paused_gc():
+        for block in _chunks(Path(path), span):
+            for f in decode(block):
                 evidence = f.evidence
                 if len(evidence) == 1:
                     cited.append((evidence[0].doc_id,))
                 else:
                     cited.append(tuple(dict.fromkeys(e.doc_id for e in evidence)))
                 keys.append(_key(f))
-            if keys:
-                return PredictionKeyRows(cited, keys)
-        except (msgspec.DecodeError, _Refused, UnicodeDecodeError, OSError):
-            pass
-        facts = load_jsonl(path, Fact)
-        return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts])
+    return cited, keys
+
+
+def _gold_slow(path: Path) -> KeyRows:
+    gold = load_jsonl(path, GoldFact)
+    return KeyRows([row.doc_id for row in gold], [fact_key(row.fact) for row in gold])
+
+
+def _predictions_slow(path: Path) -> PredictionKeyRows:
+    facts = load_jsonl(path, Fact)
+    return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts])
+
+
+def load_gold_keys(path: str | Path) -> KeyRows:
+    """Each GoldFact line's document and key; the pydantic reader on any line refused here."""
+    try:
+        docs, keys = _gold_part(str(path), _ranges(Path(path), 1)[0])
+        if keys:
+            return KeyRows(docs, keys)
+    except (*_FAST_ERRORS, IndexError):
+        pass
+    return _gold_slow(Path(path))
+
+
+def load_prediction_keys(path: str | Path) -> PredictionKeyRows:
+    """Each Fact line's cited documents and key; the pydantic reader on any line refused here."""
+    try:
+        cited, keys = _prediction_part(str(path), _ranges(Path(path), 1)[0])
+        if keys:
+            return PredictionKeyRows(cited, keys)
+    except (*_FAST_ERRORS, IndexError):
+        pass
+    return _predictions_slow(Path(path))
+
+
+# Above this many bytes in all, the files are read in parts by worker processes.
+PARALLEL_BYTES = 64 << 20
+
+
+def load_both(
+    labels: str | Path, predictions: str | Path, *, workers: int | None = None
+) -> tuple[KeyRows, PredictionKeyRows]:
+    """Gold and prediction keys, large files read in parts by ``workers`` processes at once.
+
+    Parts are byte ranges cut at line breaks and joined back in order, so the result is the same
+    as reading each file whole. Any part the fast path refuses sends that file through the
+    pydantic reader, which names the bad line.
+    """
+    gold_path, said_path = Path(labels), Path(predictions)
+    total = gold_path.stat().st_size + said_path.stat().st_size
+    workers = workers or min(os.cpu_count() or 1, 4)
+    if total < PARALLEL_BYTES or workers < 2:
+        return load_gold_keys(gold_path), load_prediction_keys(said_path)
+    try:
+        return _load_parallel(gold_path, said_path, workers)
+    except BrokenProcessPool:  # a worker could not start or died: read here instead
+        return load_gold_keys(gold_path), load_prediction_keys(said_path)
+
+
+def _load_parallel(
+    gold_path: Path, said_path: Path, workers: int
+) -> tuple[KeyRows, PredictionKeyRows]:
+    gold_parts = _ranges(gold_path, workers)
+    said_parts = _ranges(said_path, workers)
+    # fork shares the loaded modules and never re-imports the caller's __main__ (spawn would).
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    context = multiprocessing.get_context(method)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        gold_jobs = [pool.submit(_gold_part, str(gold_path), span) for span in gold_parts]
+        said_jobs = [pool.submit(_prediction_part, str(said_path), span) for span in said_parts]
+        with paused_gc():
+            try:
+                docs, keys = _joined(job.result() for job in gold_jobs)
+                gold = KeyRows(docs, keys) if keys else _gold_slow(gold_path)
+            except _FAST_ERRORS:
+                gold = _gold_slow(gold_path)
+            try:
+                cited, said_keys = _joined(job.result() for job in said_jobs)
+                said = PredictionKeyRows(cited, said_keys)
+                if not said_keys:
+                    said = _predictions_slow(said_path)
+            except _FAST_ERRORS:
+                said = _predictions_slow(said_path)
+    return gold, said
+
+
+def _joined(parts: Iterator[tuple[list[Any], list[str]]]) -> tuple[list[Any], list[str]]:
+    first: list[Any] = []
+    second: list[str] = []
+    for a, b in parts:
+        first += a
+        second += b
+    return first, second

@@ -11,7 +11,7 @@ import difflib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +25,7 @@ __all__ = [
     "iter_json_lines",
     "load_jsonl",
     "validation_message",
+    "write_outputs",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -111,18 +112,54 @@ def load_jsonl(path: str | Path, model: type[M]) -> list[M]:
     return rows
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to a temp file in the same folder, then ``os.replace`` it into place."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _staged(target: Path, text: str) -> Path:
+    """``text`` in a temp file beside ``target``, with the mode a plain open() would give."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"cannot write here: {error.strerror}", path=str(target)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-        os.replace(tmp, target)
+        os.chmod(tmp, 0o666 & ~_umask())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+def write_outputs(files: Sequence[tuple[str | Path, str]]) -> None:
+    """Write every ``(path, text)`` or none: all are staged as temp files, then renamed.
+
+    A path that cannot be written (a folder, a missing permission) is an InputError naming it,
+    and leaves every earlier output untouched.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text in files:
+            target = Path(path)
+            if target.is_dir():
+                raise InputError("is a folder, expected a file path", path=str(target))
+            staged.append((_staged(target, text), target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except OSError as error:
+        raise InputError(f"cannot write: {error.strerror}", path=str(error.filename)) from None
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to a temp file in the same folder, then ``os.replace`` it into place."""
+    write_outputs([(path, text)])
 
 
 def dump_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:

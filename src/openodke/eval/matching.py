@@ -15,6 +15,7 @@ gold row of a group (in input order) pairs with the k-th prediction of that grou
 from __future__ import annotations
 
 import ast
+import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -192,21 +193,22 @@ def _ranked(groups: np.ndarray) -> np.ndarray:
 
 
 def number(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Dense ids for ``strings`` (equal strings, equal ids) and the first row holding each id.
+    """Dense ids for ``strings`` (equal strings, equal ids) and the distinct strings by id.
 
     Strings are numbered by their hash with numpy, then every string is checked against its id's
     first string, so a hash collision can never merge two keys (it falls back to a dict).
     """
     n = len(strings)
+    column = np.empty(n, dtype=object)
+    column[:] = strings
     hashes = np.fromiter(map(hash, strings), np.int64, n)
     _, first, ids = np.unique(hashes, return_index=True, return_inverse=True)
-    reps = np.asarray(strings, dtype=object)[first][ids] if n else []
-    if all(map(operator.eq, strings, reps)):
-        return ids.astype(np.int64), first
+    distinct = column[first]
+    if all(map(operator.eq, strings, distinct[ids])):
+        return ids.astype(np.int64), distinct
     seen: dict[str, int] = {}
     ids = np.fromiter((seen.setdefault(s, len(seen)) for s in strings), np.int64, n)
-    _, first = np.unique(ids, return_index=True)
-    return ids, first
+    return ids, np.array(list(seen), dtype=object)
 
 
 def match_keys(
@@ -229,9 +231,9 @@ def match_keys(
     doc_index = {doc: i for i, doc in enumerate(documents)}
     g_doc = np.fromiter(map(doc_index.__getitem__, gold_docs), np.int64, ng)
     p_doc = _scored_docs(pred_docs, doc_index)
-    key_ids, first = number([*gold_keys, *pred_keys])
+    key_ids, distinct = number([*gold_keys, *pred_keys])
     g_key, p_key = key_ids[:ng], key_ids[ng:]
-    keys = [gold_keys[i] if i < ng else pred_keys[i - ng] for i in first.tolist()]
+    keys: list[str] = distinct.tolist()
     width = max(len(keys), 1)
 
     g_status = np.full(ng, MISSING, dtype=np.int8)
@@ -278,11 +280,10 @@ def match_keys(
 
 def _scored_docs(pred_docs: Sequence[tuple[str, ...]], doc_index: dict[str, int]) -> np.ndarray:
     """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled)."""
-    first = np.fromiter(
-        (doc_index.get(docs[0], -2) if docs else -1 for docs in pred_docs),
-        np.int64,
-        len(pred_docs),
-    )
+    n = len(pred_docs)
+    firsts = [docs[0] if docs else None for docs in pred_docs]
+    first = np.fromiter(map(doc_index.get, firsts, itertools.repeat(-2, n)), np.int64, n)
+    first[np.fromiter(map(len, pred_docs), np.int64, n) == 0] = -1
     for j in np.flatnonzero(first == -2).tolist():
         first[j] = _scored_doc(pred_docs[j], doc_index)
     return first

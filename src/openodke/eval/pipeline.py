@@ -196,7 +196,10 @@ def official_row(official: object) -> tuple[Row, list[str]]:
             counts=None,
             conformance=Conformance(
                 rate=official.onto_conf,
-                conformant=sum(1 for s in official.per_sentence if s.onto_conf == 1.0),
+                # OC per sentence is conformant / all of that sentence's triples.
+                conformant=round(
+                    sum(s.onto_conf * len(s.llm_triples) for s in official.per_sentence)
+                ),
                 facts=sum(len(s.llm_triples) for s in official.per_sentence),
                 checks=["predicate"],
                 average="macro",

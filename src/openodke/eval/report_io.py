@@ -20,7 +20,14 @@ from openodke.errors import InputError, ReportBug
 from openodke.eval.jsonl import atomic_write_text
 from openodke.eval.report_models import SCHEMA_VERSION, EvalReport
 
-__all__ = ["SCHEMA_FILE", "check_report", "read_report", "report_schema", "write_report"]
+__all__ = [
+    "SCHEMA_FILE",
+    "check_report",
+    "read_report",
+    "report_json",
+    "report_schema",
+    "write_report",
+]
 
 SCHEMA_FILE = "eval_report.schema.json"
 _MAJOR, _MINOR = (int(p) for p in SCHEMA_VERSION.split("."))
@@ -173,13 +180,18 @@ def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     return EvalReport.model_validate(data), notes
 
 
-def write_report(path: str | Path, report: EvalReport) -> None:
-    """Check ``report`` against the schema (a failure is a bug: exit 1), then write atomically."""
+def report_json(report: EvalReport) -> str:
+    """The report as checked JSON text (a report failing its own schema is a bug: exit 1)."""
     data = report.model_dump(mode="json")
     problems = check_report(data)
     if problems:
         raise ReportBug("the report fails its own schema: " + "; ".join(problems[:5]))
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_report(path: str | Path, report: EvalReport) -> None:
+    """Check ``report`` against the schema, then write it atomically."""
+    atomic_write_text(path, report_json(report))
 
 
 if __name__ == "__main__":  # python -m openodke.eval.report_io: regenerate the committed schema
