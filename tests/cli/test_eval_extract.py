@@ -233,3 +233,12 @@ def test_report_is_written_checked_and_reads_back(tmp_path):
     )
     assert report.bootstrap.resamples == 2000 and report.bootstrap.seed == 0
     assert [p.name for p in out.parent.iterdir()] == ["report.json"]  # no temp file left
+
+
+def test_no_items_file_unless_asked(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gold.jsonl").write_text(GOOD + "\n")
+    (tmp_path / "facts.jsonl").write_text(FACT + "\n")
+    result = run_odke("eval", "extract", "--labels", "gold.jsonl", "--predictions", "facts.jsonl")
+    assert result.exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["facts.jsonl", "gold.jsonl"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -35,9 +36,12 @@ from openodke.protocols import load_stage
 
 __all__ = ["document_items", "register", "score_extract_files"]
 
-ExtractItems = typer.Option(
-    "--items", help='Write {"id", "tp", "fp", "fn"} per labelled document, for compare.'
-)
+ExtractItems = Annotated[
+    Path | None,
+    typer.Option(
+        "--items", help='Write {"id", "tp", "fp", "fn"} per labelled document, for compare.'
+    ),
+]
 
 
 def facts_file(path: Path) -> Path:
@@ -78,7 +82,7 @@ def extract(
     config: Config = None,
     describe_: Describe = False,
     as_json: AsJson = False,
-    items: Path | None = ExtractItems,
+    items: ExtractItems = None,
     report: Report = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
