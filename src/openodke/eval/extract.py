@@ -52,10 +52,12 @@ class KeyRows:
 
 @dataclass
 class PredictionKeyRows:
-    """Predictions as two parallel lists: each one's cited documents and encoded key."""
+    """Predictions as parallel lists: each one's cited documents and encoded key, and, when
+    asked for, its :mod:`~openodke.eval.fact_checks` flags."""
 
     docs: list[tuple[str, ...]]
     keys: list[str]
+    flags: np.ndarray | None = None
 
 
 def f1_from_counts(tp: int, fp: int, fn: int) -> float | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -23,8 +24,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+import numpy as np
 
 from openodke.eval.extract import KeyRows, PredictionKeyRows
+from openodke.eval.fact_checks import FactChecks
 from openodke.eval.jsonl import load_jsonl
 from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
@@ -187,20 +190,40 @@ def _gold_part(path: str, span: _Range) -> tuple[list[str], list[str]]:
     return docs, keys
 
 
-def _prediction_part(path: str, span: _Range) -> tuple[list[tuple[str, ...]], list[str]]:
+# Set by load_both before its workers fork, so they inherit it instead of receiving a copy.
+_CHECKS: FactChecks | None = None
+
+
+def _prediction_part(
+    path: str, span: _Range
+) -> tuple[list[tuple[str, ...]], list[str], bytes | None]:
     decode = msgspec.json.Decoder(_Fact).decode_lines
     cited: list[tuple[str, ...]] = []
     keys: list[str] = []
+    checks = _CHECKS
+    flags = array("b") if checks is not None else None
     with paused_gc():
         for block in _chunks(Path(path), span):
             for f in decode(block):
                 evidence = f.evidence
                 if len(evidence) == 1:
-                    cited.append((evidence[0].doc_id,))
+                    docs: tuple[str, ...] = (evidence[0].doc_id,)
                 else:
-                    cited.append(tuple(dict.fromkeys(e.doc_id for e in evidence)))
+                    docs = tuple(dict.fromkeys(e.doc_id for e in evidence))
+                cited.append(docs)
                 keys.append(_key(f))
-    return cited, keys
+                if flags is not None:
+                    s, o = f.subject, f.object_entity
+                    flags.append(
+                        checks.flags(  # type: ignore[union-attr]
+                            f.predicate,
+                            (s.key, s.type, s.label),
+                            (o.key, o.type, o.label) if o is not None else None,
+                            f.object_value,
+                            docs,
+                        )
+                    )
+    return cited, keys, flags.tobytes() if flags is not None else None
 
 
 def _gold_slow(path: Path) -> KeyRows:
@@ -210,7 +233,10 @@ def _gold_slow(path: Path) -> KeyRows:
 
 def _predictions_slow(path: Path) -> PredictionKeyRows:
     facts = load_jsonl(path, Fact)
-    return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts])
+    flags = None
+    if _CHECKS is not None:
+        flags = np.fromiter(map(_CHECKS.of_fact, facts), np.int8, len(facts))
+    return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts], flags)
 
 
 def load_gold_keys(path: str | Path) -> KeyRows:
@@ -227,12 +253,16 @@ def load_gold_keys(path: str | Path) -> KeyRows:
 def load_prediction_keys(path: str | Path) -> PredictionKeyRows:
     """Each Fact line's cited documents and key; the pydantic reader on any line refused here."""
     try:
-        cited, keys = _prediction_part(str(path), _ranges(Path(path), 1)[0])
+        cited, keys, flags = _prediction_part(str(path), _ranges(Path(path), 1)[0])
         if keys:
-            return PredictionKeyRows(cited, keys)
+            return PredictionKeyRows(cited, keys, _flags(flags))
     except (*_FAST_ERRORS, IndexError):
         pass
     return _predictions_slow(Path(path))
+
+
+def _flags(raw: bytes | None) -> np.ndarray | None:
+    return None if raw is None else np.frombuffer(raw, dtype=np.int8)
 
 
 # Above this many bytes in all, the files are read in parts by worker processes.
@@ -240,15 +270,30 @@ PARALLEL_BYTES = 64 << 20
 
 
 def load_both(
-    labels: str | Path, predictions: str | Path, *, workers: int | None = None
+    labels: str | Path,
+    predictions: str | Path,
+    *,
+    workers: int | None = None,
+    checks: FactChecks | None = None,
 ) -> tuple[KeyRows, PredictionKeyRows]:
     """Gold and prediction keys, large files read in parts by ``workers`` processes at once.
 
     Parts are byte ranges cut at line breaks and joined back in order, so the result is the same
     as reading each file whole. Any part the fast path refuses sends that file through the
-    pydantic reader, which names the bad line.
+    pydantic reader, which names the bad line. With ``checks``, each prediction's flags
+    (:mod:`openodke.eval.fact_checks`) come back too.
     """
-    gold_path, said_path = Path(labels), Path(predictions)
+    global _CHECKS
+    _CHECKS = checks
+    try:
+        return _load_both(Path(labels), Path(predictions), workers)
+    finally:
+        _CHECKS = None
+
+
+def _load_both(
+    gold_path: Path, said_path: Path, workers: int | None
+) -> tuple[KeyRows, PredictionKeyRows]:
     total = gold_path.stat().st_size + said_path.stat().st_size
     workers = workers or min(os.cpu_count() or 1, 4)
     if total < PARALLEL_BYTES or workers < 2:
@@ -266,6 +311,8 @@ def _load_parallel(
     said_parts = _ranges(said_path, workers)
     # fork shares the loaded modules and never re-imports the caller's __main__ (spawn would).
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    if method != "fork" and _CHECKS is not None:  # spawned workers would not inherit the checks
+        return load_gold_keys(gold_path), load_prediction_keys(said_path)
     context = multiprocessing.get_context(method)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         gold_jobs = [pool.submit(_gold_part, str(gold_path), span) for span in gold_parts]
@@ -277,8 +324,12 @@ def _load_parallel(
             except _FAST_ERRORS:
                 gold = _gold_slow(gold_path)
             try:
-                cited, said_keys = _joined(job.result() for job in said_jobs)
-                said = PredictionKeyRows(cited, said_keys)
+                parts = [job.result() for job in said_jobs]
+                cited, said_keys = _joined((a, b) for a, b, _ in parts)
+                flags = None
+                if _CHECKS is not None:
+                    flags = _flags(b"".join(c or b"" for _, _, c in parts))
+                said = PredictionKeyRows(cited, said_keys, flags)
                 if not said_keys:
                     said = _predictions_slow(said_path)
             except _FAST_ERRORS:
@@ -286,7 +337,7 @@ def _load_parallel(
     return gold, said
 
 
-def _joined(parts: Iterator[tuple[list[Any], list[str]]]) -> tuple[list[Any], list[str]]:
+def _joined(parts: Iterable[tuple[list[Any], list[str]]]) -> tuple[list[Any], list[str]]:
     first: list[Any] = []
     second: list[str] = []
     for a, b in parts:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from openodke import __version__
 from openodke.documents import load_documents
 from openodke.eval.eval_report import Usage, row_from_score
-from openodke.eval.extract import ExtractionScore, score_facts
+from openodke.eval.extract import ExtractionScore, score_facts, score_keys
+from openodke.eval.fact_checks import FactChecks
 from openodke.eval.jsonl import load_jsonl
 from openodke.eval.labels import GoldFact
 from openodke.eval.report_models import (
@@ -38,12 +41,12 @@ __all__ = [
     "PipelineInputs",
     "PipelineResult",
     "bench_inputs",
-    "conformance",
     "label_inputs",
+    "missing_documents",
     "official_from_submission",
     "official_row",
+    "score_fact_file",
     "score_pipeline",
-    "unnamed",
 ]
 
 
@@ -76,18 +79,25 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def label_inputs(labels: Path, documents: Path, ontology: Path | None = None) -> PipelineInputs:
-    """Gold rows, the documents they label, and an optional ontology."""
-    gold = load_jsonl(labels, GoldFact)
+def missing_documents(gold_docs: Iterable[str], documents: Sequence[Document]) -> list[str]:
+    """A note when labelled documents are not among the documents given."""
+    missing = sorted(set(gold_docs) - {d.id for d in documents})
+    if not missing:
+        return []
+    return [
+        f"{len(missing)} labelled document(s) are not in --documents (first: {missing[0]!r}); "
+        "their gold facts still count as missed"
+    ]
+
+
+def label_inputs(
+    labels: Path, documents: Path, ontology: Path | None = None, *, load_gold: bool = True
+) -> PipelineInputs:
+    """Gold rows (unless ``load_gold`` is False: the fast path reads them itself), the
+    documents they label, and an optional ontology."""
+    gold = load_jsonl(labels, GoldFact) if load_gold else []
     docs = load_documents(documents)
-    known = {d.id for d in docs}
-    missing = sorted({row.doc_id for row in gold} - known)
-    notes = []
-    if missing:
-        notes.append(
-            f"{len(missing)} labelled document(s) are not in --documents (first: {missing[0]!r}); "
-            "their gold facts still count as missed"
-        )
+    notes = missing_documents((row.doc_id for row in gold), docs)
     return PipelineInputs(
         gold=gold,
         documents=docs,
@@ -96,7 +106,7 @@ def label_inputs(labels: Path, documents: Path, ontology: Path | None = None) ->
             name=labels.name,
             path=str(labels),
             documents=len(docs),
-            labels=len(gold),
+            labels=len(gold) if load_gold else None,
             details={"labels_sha256": _sha256(labels), "documents_sha256": _sha256(documents)},
         ),
         notes=notes,
@@ -120,55 +130,6 @@ def bench_inputs(path: Path) -> PipelineInputs:
             labels=len(bench.gold),
             details={"title": bench.title, "source": bench.info.get("source")},
         ),
-    )
-
-
-def conformance(facts: Sequence[Fact], ontology: Ontology) -> Conformance:
-    """The share of facts whose predicate is in the ontology and whose ends fit its types."""
-    fitting = 0
-    for fact in facts:
-        predicate = ontology.predicate(fact.predicate)
-        if predicate is None or not ontology.covers(predicate, fact.subject.type):
-            continue
-        object_type = fact.object_entity.type if fact.object_entity is not None else None
-        if ontology.fits_range(predicate, object_type):
-            fitting += 1
-    return Conformance(
-        rate=fitting / len(facts) if facts else None,
-        conformant=fitting,
-        facts=len(facts),
-        checks=["predicate", "domain", "range"],
-    )
-
-
-def _name_of(key: str, label: str | None) -> str:
-    return (label or key.split(":", 1)[-1]).casefold()
-
-
-def unnamed(facts: Sequence[Fact], documents: Sequence[Document]) -> Hallucination:
-    """Facts naming an end their cited document's text never mentions (case-folded substring)."""
-    texts = {d.id: d.text.casefold() for d in documents}
-    subjects = objects = either = 0
-    checked = 0
-    for fact in facts:
-        text = next((texts[d] for d in fact.doc_ids if d in texts), None)
-        if text is None:
-            continue
-        checked += 1
-        s = _name_of(fact.subject.key, fact.subject.label) not in text
-        if fact.object_entity is not None:
-            o = _name_of(fact.object_entity.key, fact.object_entity.label) not in text
-        else:
-            o = str(fact.object_value).casefold() not in text
-        subjects, objects, either = subjects + s, objects + o, either + (s or o)
-    share = (lambda k: k / checked) if checked else (lambda k: None)
-    return Hallucination(
-        definition="an end whose name the cited document's text does not contain (case-folded)",
-        hallucinated=either,
-        facts=checked,
-        rate=share(either),
-        subject=share(subjects),
-        object=share(objects),
     )
 
 
@@ -277,11 +238,9 @@ def score_pipeline(
             )
     doc_ids = [d.id for d in inputs.documents]
     score = score_facts(inputs.gold, scored, doc_ids)
-    row = row_from_score(name, score, usage=usage)
-    update: dict[str, object] = {"hallucination": unnamed(scored, inputs.documents)}
-    if inputs.ontology is not None:
-        update["conformance"] = conformance(scored, inputs.ontology)
-    rows = [row.model_copy(update=update)]
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    flags = np.fromiter(map(checks.of_fact, scored), np.int8, len(scored))
+    rows = [_row(name, score, checks, flags, usage)]
     if bench is not None:
         if submission is not None:
             result = official_from_submission(bench, submission)
@@ -290,18 +249,63 @@ def score_pipeline(
         official, official_notes = official_row(result)
         rows.append(official)
         all_notes += official_notes
+    report = _report(name, score, inputs, rows, all_notes, run_inputs, title)
+    return PipelineResult(report=report, score=score, facts=scored)
+
+
+def _row(
+    name: str, score: ExtractionScore, checks: FactChecks, flags: np.ndarray, usage: Usage | None
+) -> Row:
+    conformance, hallucination = checks.summarise(flags)
+    row = row_from_score(name, score, usage=usage)
+    return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
+
+
+def _report(
+    name: str,
+    score: ExtractionScore,
+    inputs: PipelineInputs,
+    rows: list[Row],
+    notes: list[str],
+    run_inputs: dict[str, str] | None,
+    title: str | None,
+) -> EvalReport:
     stage = score.report(stage="extract")
-    report = EvalReport(
+    return EvalReport(
         title=title or f"{name} against {inputs.dataset.name or 'gold'}",
         n=stage.n,
         run=RunInfo(openodke=__version__, dataset=inputs.dataset, inputs=run_inputs or {}),
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         rows=rows,
         stages=[stage],
-        notes=all_notes + list(stage.notes),
+        notes=notes + list(stage.notes),
         diagnosis=[],
         fixes=[],
         comparison=None,
         calibration=[],
     )
-    return PipelineResult(report=report, score=score, facts=scored)
+
+
+def score_fact_file(
+    predictions: Path,
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    name: str = "pipeline",
+    notes: Sequence[str] = (),
+    run_inputs: dict[str, str] | None = None,
+) -> PipelineResult:
+    """:func:`score_pipeline` for a large file of Fact rows against a label file, on the fast
+    path: keys and checks straight from the JSON, never a Fact per row (``facts`` is empty)."""
+    from openodke.eval.fastload import load_both, paused_gc
+
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    with paused_gc():
+        gold, said = load_both(labels, predictions, checks=checks)
+        score = score_keys(gold, said, [d.id for d in inputs.documents])
+    flags = said.flags if said.flags is not None else np.zeros(len(said.keys), np.int8)
+    rows = [_row(name, score, checks, flags, None)]
+    inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold.keys)})
+    notes = [*missing_documents(dict.fromkeys(gold.docs), inputs.documents), *notes]
+    report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
+    return PipelineResult(report=report, score=score, facts=[])
