@@ -11,7 +11,8 @@ import typer
 
 from openodke.errors import CompareGateFailed, InputError
 from openodke.eval.compare import Comparison, compare_items, render_comparison
-from openodke.eval.items import read_items, write_text_atomic
+from openodke.eval.eval_report import from_comparison, write_report
+from openodke.eval.items import read_items
 from openodke.eval.track_record import (
     TRACK_RECORD,
     check_fix_id,
@@ -53,8 +54,8 @@ exit codes
      different kinds of rows, or a metric the rows do not have.
 
 output
-  a table (default), one comparison block as JSON (--json), or --report PATH: a JSON file
-  {"comparison": ...} written atomically.
+  a table (default), one comparison block as JSON (--json), or --report PATH: an eval report
+  (schema 1.4) whose "comparison" holds the result, written atomically.
 """
 
 
@@ -100,7 +101,7 @@ def compare(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one comparison block.")] = False,
     report: Annotated[
-        Path | None, typer.Option(help='Write {"comparison": ...} to this JSON file.')
+        Path | None, typer.Option(help="Write an eval report holding the comparison.")
     ] = None,
     describe: Annotated[
         bool, typer.Option("--describe", help="Print the contract and exit.")
@@ -125,8 +126,7 @@ def compare(
         b_name=str(b),
     )
     if report is not None:
-        block = {"comparison": comparison.model_dump(mode="json")}
-        write_text_atomic(report, json.dumps(block, indent=2, allow_nan=False) + "\n")
+        write_report(report, from_comparison(comparison))
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from openodke import __version__
+from openodke.eval.compare import Comparison
 from openodke.eval.extract import ExtractionScore, score_facts
 from openodke.eval.labels import GoldFact
 from openodke.eval.report_io import (
@@ -44,6 +45,7 @@ __all__ = [
     "Usage",
     "check_report",
     "extraction_rows",
+    "from_comparison",
     "from_stage",
     "read_report",
     "report_json",
@@ -123,6 +125,30 @@ def extraction_rows(
     if not runs:
         units = len(set(row.doc_id for row in gold) | set(labelled or ()))
     return rows, Bootstrap(units=units, resamples=resamples, seed=seed, level=level)
+
+
+def from_comparison(comparison: Comparison, *, title: str | None = None) -> EvalReport:
+    """An EvalReport holding what ``odke eval compare`` found."""
+    primary = comparison.primary
+    return EvalReport(
+        title=title or f"compare {comparison.a} {comparison.b}",
+        n=primary.items,
+        run=RunInfo(openodke=__version__),
+        bootstrap=Bootstrap(
+            unit=comparison.unit,
+            units=primary.items,
+            resamples=primary.resamples,
+            seed=primary.seed,
+            level=primary.level,
+        ),
+        rows=[],
+        stages=[],
+        notes=list(comparison.notes),
+        diagnosis=[],
+        fixes=[],
+        comparison=comparison,
+        calibration=[],
+    )
 
 
 def from_stage(

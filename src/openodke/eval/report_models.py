@@ -157,7 +157,7 @@ class RunInfo(_Model):
 class Bootstrap(_Model):
     """How the ranges were drawn."""
 
-    unit: Literal["document"] = "document"
+    unit: Literal["document", "item"] = "document"
     units: int = 0
     resamples: int = 2000
     seed: int | None = 0
