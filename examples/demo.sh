@@ -17,7 +17,7 @@ for system in Vicuna-13B Alpaca-LoRA-13B; do
   step "score the published $system outputs on the movie ontology (official row = the benchmark's scorer)"
   odke eval pipeline --bench "$out/runs/movie" \
     --predictions "$out/runs/movie/competitors/$system/responses.jsonl" \
-    --report "$out/$system/report.json" --items "$out/$system/items.jsonl"
+    --trace "$out/runs/movie/odke.json" --report "$out/$system/report.json" --items "$out/$system/items.jsonl"
 done
 
 step "was the difference real? Alpaca-LoRA-13B (A) against Vicuna-13B (B), paired over sentences"

@@ -20,14 +20,17 @@ from openodke.eval.fastload import PARALLEL_BYTES
 from openodke.eval.harness import collect, run_callable, run_command
 from openodke.eval.jsonl import write_outputs
 from openodke.eval.pipeline import (
+    DiagnosisOptions,
     PipelineResult,
     bench_inputs,
     label_inputs,
     score_fact_file,
     score_pipeline,
 )
+from openodke.eval.pipeline_diagnosis import render_findings
 from openodke.eval.report_models import Cost, Latency
 from openodke.eval.report_render import render_report
+from openodke.eval.track_record import default_path, record_prediction
 from openodke.interop import is_fact_rows
 from openodke.ontology import Ontology
 
@@ -167,11 +170,19 @@ def pipeline(
         run_inputs["run"] = run
         got = collect(run_callable(run, docs), docs, ontology=inputs.ontology, adapter=adapter)
         facts, notes = got.facts, got.notes
+    record = track_record or (default_path(report) if report is not None else None)
     result = score_pipeline(
-        facts, inputs, usage=usage, notes=notes, run_inputs=run_inputs, submission=submission
+        facts,
+        inputs,
+        usage=usage,
+        notes=notes,
+        run_inputs=run_inputs,
+        submission=submission,
+        diagnosis=DiagnosisOptions(
+            trace=trace or config, reference=reference, examples=examples, track_record=record
+        ),
     )
-    _emit(result, as_json, items, report)
-    _ = (config, trace, reference, examples, track_record)  # issue 4: diagnosis and fixes
+    _emit(result, as_json, items, report, record)
 
 
 FAST_NOTE = (
@@ -190,17 +201,35 @@ def _fast_path(predictions: Path, adapter: str) -> bool:
     )
 
 
-def _emit(result: PipelineResult, as_json: bool, items: Path | None, report: Path | None) -> None:
+def _emit(
+    result: PipelineResult,
+    as_json: bool,
+    items: Path | None,
+    report: Path | None,
+    record: Path | None = None,
+) -> None:
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(render_report(result.report))
+        if result.findings is not None:
+            for table in render_findings(result.findings):
+                typer.echo("")
+                typer.echo(table)
     outputs = []
     if items is not None:
         outputs.append((items, document_items(result.score)))
     if report is not None:
         outputs.append((report, report_json(result.report)))
     write_outputs(outputs)
+    if report is not None and record is not None and result.findings is not None:
+        record_prediction(
+            record,
+            fixes=result.findings.fixes,
+            report=report,
+            items=items,
+            config=result.findings.config,
+        )
 
 
 def register(eval_app: typer.Typer) -> None:

@@ -18,11 +18,13 @@ import numpy as np
 
 from openodke import __version__
 from openodke.documents import load_documents
+from openodke.eval.diagnosis import gold_view
 from openodke.eval.eval_report import Usage, row_from_score
-from openodke.eval.extract import ExtractionScore, score_facts, score_keys
+from openodke.eval.extract import ExtractionScore, score_keys
 from openodke.eval.fact_checks import FactChecks
 from openodke.eval.jsonl import load_jsonl
 from openodke.eval.labels import GoldFact
+from openodke.eval.pipeline_diagnosis import Findings, diagnose_pipeline
 from openodke.eval.report_models import (
     Bootstrap,
     Conformance,
@@ -38,6 +40,7 @@ from openodke.ontology import Ontology
 from openodke.types import Document, Fact
 
 __all__ = [
+    "DiagnosisOptions",
     "PipelineInputs",
     "PipelineResult",
     "bench_inputs",
@@ -63,12 +66,24 @@ class PipelineInputs:
 
 
 @dataclass
+class DiagnosisOptions:
+    """What the diagnosis reads besides the scored row (``odke eval pipeline`` flags)."""
+
+    trace: Path | None = None
+    reference: Path | None = None
+    examples: int = 3
+    track_record: Path | None = None
+
+
+@dataclass
 class PipelineResult:
-    """The report, the matching behind its last row, and the facts as scored."""
+    """The report, the matching behind its pipeline row, the facts as scored, and the
+    diagnosis and fixes when asked for."""
 
     report: EvalReport
     score: ExtractionScore
     facts: list[Fact]
+    findings: Findings | None = None
 
 
 def _sha256(path: Path) -> str:
@@ -218,11 +233,14 @@ def score_pipeline(
     run_inputs: dict[str, str] | None = None,
     title: str | None = None,
     submission: Path | None = None,
+    diagnosis: DiagnosisOptions | None = None,
 ) -> PipelineResult:
     """Score ``facts`` against ``inputs``: the EvalReport and the matching of its pipeline row.
 
     ``submission`` is the predictions file when it is in the benchmark's own format; the official
     row then replays the benchmark's scorer on that file as written, not on our reading of it.
+    With ``diagnosis``, the report's ``diagnosis[]`` and ``fixes[]`` say where the pipeline row
+    loses facts and what should change.
     """
     all_notes = [*inputs.notes, *notes]
     scored = list(facts)
@@ -237,7 +255,8 @@ def score_pipeline(
                 "name; they are scored as written"
             )
     doc_ids = [d.id for d in inputs.documents]
-    score = score_facts(inputs.gold, scored, doc_ids)
+    view = gold_view(inputs.gold, scored, documents=doc_ids)
+    score = view.score
     checks = FactChecks(inputs.ontology, inputs.documents)
     flags = np.fromiter(map(checks.of_fact, scored), np.int8, len(scored))
     rows = [_row(name, score, checks, flags, usage)]
@@ -250,7 +269,21 @@ def score_pipeline(
         rows.append(official)
         all_notes += official_notes
     report = _report(name, score, inputs, rows, all_notes, run_inputs, title)
-    return PipelineResult(report=report, score=score, facts=scored)
+    findings = None
+    if diagnosis is not None:
+        findings = diagnose_pipeline(
+            view,
+            inputs,
+            trace=diagnosis.trace,
+            reference=diagnosis.reference,
+            examples=diagnosis.examples,
+            row=name,
+            track_record=diagnosis.track_record,
+        )
+        report = report.model_copy(
+            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+        )
+    return PipelineResult(report=report, score=score, facts=scored, findings=findings)
 
 
 def _row(

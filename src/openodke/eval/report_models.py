@@ -11,6 +11,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.compare import Comparison
+from openodke.eval.diagnosis.models import DiagnosisRow
+from openodke.eval.fixes import Fix
 from openodke.eval.stage_report import StageReport
 
 __all__ = [
@@ -175,53 +177,6 @@ class CalibrationLine(_Model):
     meets_bar: bool
 
 
-class DiagnosisExample(_Model):
-    """One missed fact (or false positive) shown as an example."""
-
-    doc_id: str
-    gold: str
-    nearest: str | None = None
-    why: str | None = None
-
-
-class DiagnosisBucket(_Model):
-    """One bucket of the diagnosis: how many misses (or false positives) land there."""
-
-    row: str
-    side: Literal["recall", "precision"]
-    bucket: str
-    label: str
-    count: int | None = Field(description="Null: the run cannot measure this bucket.")
-    share: float | None
-    examples: list[DiagnosisExample] = Field(default_factory=list)
-    note: str | None = None
-
-
-class FixRecall(_Model):
-    """A fix's expected recall gain and how it was reckoned."""
-
-    expected: float | None
-    ceiling: float | None
-    exact: bool
-    basis: str
-    reference: float | None = None
-    precision: float | None = None
-
-
-class FixRow(_Model):
-    """What should change: one fix, its knob and its expected gain."""
-
-    id: str
-    rank: int
-    buckets: list[str]
-    misses: int | None
-    action: str
-    knob: str
-    recall: FixRecall
-    detail: list[str] = Field(default_factory=list)
-    record: dict[str, Any] | None = None
-
-
 class JudgedPrecision(_Model):
     """Precision without gold: a judge and a labelled sample (PPI closed form)."""
 
@@ -314,8 +269,8 @@ class EvalReport(_Model):
     rows: list[Row]
     stages: list[StageReport]
     notes: list[str]
-    diagnosis: list[DiagnosisBucket]
-    fixes: list[FixRow]
+    diagnosis: list[DiagnosisRow]
+    fixes: list[Fix]
     comparison: Comparison | None
     calibration: list[CalibrationLine] | None
     judged_precision: JudgedPrecision | None = None
