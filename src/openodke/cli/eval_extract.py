@@ -26,13 +26,18 @@ from openodke.cli.eval_stages import (
 )
 from openodke.documents import load_documents
 from openodke.errors import InputError
+from openodke.eval.diagnosis import gold_view
 from openodke.eval.eval_report import from_stage, report_json, row_from_score
-from openodke.eval.extract import ExtractionScore, run_facts, score_facts, score_keys
-from openodke.eval.fastload import load_both, paused_gc
+from openodke.eval.extract import ExtractionScore, run_facts, score_keys
+from openodke.eval.fastload import PARALLEL_BYTES, load_both, paused_gc
 from openodke.eval.jsonl import load_jsonl, write_outputs
 from openodke.eval.labels import GoldFact, describe
+from openodke.eval.pipeline import PipelineInputs
+from openodke.eval.pipeline_diagnosis import diagnose_pipeline, render_findings
 from openodke.eval.report_models import Bootstrap
+from openodke.ontology import Ontology as OntologyModel
 from openodke.protocols import load_stage
+from openodke.types import Fact
 
 __all__ = ["document_items", "register", "score_extract_files"]
 
@@ -100,26 +105,47 @@ def extract(
         if path is not None and not path.exists():
             raise InputError(f"--{name}: no such file", path=str(path))
     docs = load_documents(documents) if documents is not None else None
-    if run is not None:
-        if docs is None:
-            raise InputError("--run needs --documents: the texts to run the extractor on")
-        facts = run_facts(load_stage(run), docs)
-        score = score_facts(load_jsonl(labels, GoldFact), facts, [d.id for d in docs])
+    doc_ids = [d.id for d in docs] if docs is not None else None
+    findings = None
+    if run is not None or facts_file(predictions).stat().st_size < PARALLEL_BYTES:  # type: ignore[arg-type]
+        # Small enough to hold as Facts: score them and say where the row loses facts.
+        gold = load_jsonl(labels, GoldFact)
+        if run is not None:
+            if docs is None:
+                raise InputError("--run needs --documents: the texts to run the extractor on")
+            facts = run_facts(load_stage(run), docs)
+        else:
+            facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
+        view = gold_view(gold, facts, documents=doc_ids)
+        score = view.score
+        inputs = PipelineInputs(
+            gold=gold,
+            documents=docs or [],
+            ontology=OntologyModel.load(ontology) if ontology is not None else None,
+        )
+        findings = diagnose_pipeline(view, inputs, trace=config, row="extract")
     else:
         assert predictions is not None
-        score = score_extract_files(labels, predictions, [d.id for d in docs] if docs else None)
+        score = score_extract_files(labels, predictions, doc_ids)
     stage = score.report()
     if as_json:
         typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(stage.render())
+        for table in render_findings(findings, row="extract") if findings is not None else ():
+            typer.echo("")
+            typer.echo(table)
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
     if report is not None:
         row = row_from_score("extract", score)
         how = Bootstrap(units=len(score.matching.documents))
-        outputs.append((report, report_json(from_stage(stage, rows=[row], bootstrap=how))))
+        sections = {}
+        if findings is not None:
+            sections = {"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+        made = from_stage(stage, rows=[row], bootstrap=how, **sections)
+        outputs.append((report, report_json(made)))
     write_outputs(outputs)
 
 

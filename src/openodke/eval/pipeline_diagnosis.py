@@ -24,7 +24,7 @@ from openodke.eval.diagnosis import (
 from openodke.eval.fixes import Fix, fixes
 from openodke.eval.track_record import attach_records
 
-__all__ = ["Findings", "diagnose_pipeline"]
+__all__ = ["Findings", "diagnose_pipeline", "render_findings"]
 
 
 @dataclass
