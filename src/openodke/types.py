@@ -287,7 +287,9 @@ class Fact(Record):
     def scoped(self) -> tuple[tuple[str, str], ...]:
         """Sorted ``(key, repr(value))`` of the identity qualifiers present."""
         return tuple(
-            sorted((k, repr(self.qualifiers[k])) for k in self.identity_keys if k in self.qualifiers)
+            sorted(
+                (k, repr(self.qualifiers[k])) for k in self.identity_keys if k in self.qualifiers
+            )
         )
 
     @property

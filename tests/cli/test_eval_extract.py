@@ -10,7 +10,7 @@ import pytest
 from openodke import Entity, Evidence, Fact
 from openodke.eval import GoldFact, dump_jsonl, evaluate_extraction, load_jsonl
 from openodke.eval.extract import score_facts
-from openodke.eval.fastload import load_gold_keys, load_prediction_keys
+from openodke.eval.fastload import load_prediction_keys
 from openodke.types import Polarity
 from tests.conftest import run_odke
 
@@ -20,7 +20,7 @@ def random_corpus(seed: int, n: int = 400) -> tuple[list[GoldFact], list[Fact]]:
     people = [Entity(key=f"Person:p{i}", type="Person", label=f"P {i}") for i in range(15)]
     places = [Entity(key=f"Place:c{i}", type="Place") for i in range(6)]
     gold, said = [], []
-    for i in range(n):
+    for _ in range(n):
         doc = f"d{rng.randrange(20)}"
         subject = rng.choice(people)
         if rng.random() < 0.5:

@@ -141,10 +141,11 @@ def extract(
     if report is not None:
         row = row_from_score("extract", score)
         how = Bootstrap(units=len(score.matching.documents))
-        sections = {}
+        made = from_stage(stage, rows=[row], bootstrap=how)
         if findings is not None:
-            sections = {"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
-        made = from_stage(stage, rows=[row], bootstrap=how, **sections)
+            made = made.model_copy(
+                update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+            )
         outputs.append((report, report_json(made)))
     write_outputs(outputs)
 

@@ -23,7 +23,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-eval_app = typer.Typer(help="Score a stage or a whole pipeline against labels.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Score a stage or a whole pipeline against labels.", no_args_is_help=True
+)
 bench_app = typer.Typer(help="Benchmark sets from local files.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")

@@ -281,8 +281,9 @@ def match_keys(
 def _scored_docs(pred_docs: Sequence[tuple[str, ...]], doc_index: dict[str, int]) -> np.ndarray:
     """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled)."""
     n = len(pred_docs)
-    firsts = [docs[0] if docs else None for docs in pred_docs]
-    first = np.fromiter(map(doc_index.get, firsts, itertools.repeat(-2, n)), np.int64, n)
+    firsts = [docs[0] if docs else "" for docs in pred_docs]
+    lookup: Callable[[str, int], int] = doc_index.get
+    first = np.fromiter(map(lookup, firsts, itertools.repeat(-2, n)), np.int64, n)
     first[np.fromiter(map(len, pred_docs), np.int64, n) == 0] = -1
     for j in np.flatnonzero(first == -2).tolist():
         first[j] = _scored_doc(pred_docs[j], doc_index)
