@@ -16,10 +16,10 @@ from pydantic import BaseModel
 
 from openodke.errors import InputError
 from openodke.eval.calibration import evaluate_calibration, score_labels
-from openodke.eval.eval_report import from_stage, write_report
+from openodke.eval.eval_report import from_stage, report_json
 from openodke.eval.gate import evaluate_gate, gate_items, gate_labels
 from openodke.eval.ground import evaluate_grounding, ground_labels, grounding_items
-from openodke.eval.jsonl import atomic_write_text, load_jsonl
+from openodke.eval.jsonl import load_jsonl, write_outputs
 from openodke.eval.labels import (
     CalibrationLabel,
     GateLabel,
@@ -97,22 +97,31 @@ def _unused(**paths: Path | None) -> None:
         typer.echo(f"note: --{name} is checked but not passed to the stage", err=True)
 
 
-def _emit(report: StageReport, as_json: bool, report_path: Path | None) -> None:
+def _emit(
+    report: StageReport,
+    as_json: bool,
+    report_path: Path | None,
+    items_path: Path | None = None,
+    item_rows: Sequence[dict[str, Any]] = (),
+) -> None:
+    """Print the report, then write --items and --report together (both or neither)."""
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(report.render())
+    outputs = []
+    if items_path is not None:
+        outputs.append((items_path, _items_text(item_rows)))
     if report_path is not None:
-        write_report(report_path, from_stage(report))
+        outputs.append((report_path, report_json(from_stage(report))))
+    write_outputs(outputs)
 
 
-def _write_items(path: Path | None, rows: Sequence[dict[str, Any]]) -> None:
-    if path is None:
-        return
+def _items_text(rows: Sequence[dict[str, Any]]) -> str:
     # compare needs unique ids, so a repeated label id keeps its first row.
     unique = {str(row["id"]): row for row in reversed(rows)}
     ordered = [unique[i] for i in dict.fromkeys(str(row["id"]) for row in rows)]
-    atomic_write_text(path, "".join(json.dumps(row) + "\n" for row in ordered))
+    return "".join(json.dumps(row) + "\n" for row in ordered)
 
 
 def ground(
@@ -142,8 +151,8 @@ def ground(
         predicted = ground_labels(load_stage(run), rows)
     else:
         predicted = load_facts(predictions) if predictions is not None else None
-    _emit(evaluate_grounding(rows, predicted), as_json, report)
-    _write_items(items, grounding_items(rows, predicted))
+    item_rows = grounding_items(rows, predicted) if items is not None else ()
+    _emit(evaluate_grounding(rows, predicted), as_json, report, items, item_rows)
 
 
 def resolve(
@@ -239,8 +248,8 @@ def gate(
         predicted = gate_labels(load_stage(run), rows)
     else:
         predicted = load_jsonl(_given(predictions), ValidationPrediction)
-    _emit(evaluate_gate(rows, predicted), as_json, report)
-    _write_items(items, gate_items(rows, predicted))
+    item_rows = gate_items(rows, predicted) if items is not None else ()
+    _emit(evaluate_gate(rows, predicted), as_json, report, items, item_rows)
 
 
 def route(
@@ -269,8 +278,8 @@ def route(
         predicted = route_labels(load_stage(run), rows)
     else:
         predicted = load_jsonl(_given(predictions), RoutePrediction)
-    _emit(evaluate_routing(rows, predicted), as_json, report)
-    _write_items(items, routing_items(rows, predicted))
+    item_rows = routing_items(rows, predicted) if items is not None else ()
+    _emit(evaluate_routing(rows, predicted), as_json, report, items, item_rows)
 
 
 def spans(
