@@ -11,6 +11,7 @@ __all__ = [
     "InputError",
     "OdkeError",
     "OntologyLoadError",
+    "OutputError",
     "PipelineError",
     "ProviderError",
     "ReportBug",
@@ -67,6 +68,12 @@ class ProviderError(OdkeError):
 
 class CompareGateFailed(OdkeError):
     """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
+
+    exit_code = 1
+
+
+class OutputError(OdkeError, OSError):
+    """An output that could not be written for a reason outside the input (a full disk)."""
 
     exit_code = 1
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -22,8 +21,9 @@ from typing import Any, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke.errors import InputError
+from openodke.eval.jsonl import atomic_write_text
 
-__all__ = ["DocItem", "ItemRow", "RightWrongItem", "read_items", "write_items", "write_text_atomic"]
+__all__ = ["DocItem", "ItemRow", "RightWrongItem", "read_items", "write_items"]
 
 
 class DocItem(BaseModel):
@@ -117,25 +117,7 @@ def write_items(path: str | os.PathLike[str], rows: Sequence[ItemRow]) -> None:
     if len(kinds) > 1:
         raise ValueError("write_items: rows of one kind only (DocItem or RightWrongItem)")
     lines = [json.dumps(row.model_dump(mode="json"), ensure_ascii=False) + "\n" for row in rows]
-    write_text_atomic(path, "".join(lines))
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write UTF-8 text to path atomically: a temporary file beside it, fsync, `os.replace`."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    atomic_write_text(path, "".join(lines))
 
 
 def _parse_object(line: str, path: str, number: int) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from openodke.errors import InputError
+from openodke.errors import InputError, OutputError
 
 __all__ = [
     "atomic_write_text",
@@ -128,6 +128,8 @@ def _staged(target: Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -150,8 +152,11 @@ def write_outputs(files: Sequence[tuple[str | Path, str]]) -> None:
             staged.append((_staged(target, text), target))
         for tmp, target in staged:
             os.replace(tmp, target)
+    except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as error:
+        where = str(error.filename or (staged[-1][1] if staged else files[0][0]))
+        raise InputError(f"cannot write: {error.strerror or error}", path=where) from None
     except OSError as error:
-        raise InputError(f"cannot write: {error.strerror}", path=str(error.filename)) from None
+        raise OutputError(f"cannot write {files[0][0]}: {error.strerror or error}") from error
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
