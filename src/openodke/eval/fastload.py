@@ -182,10 +182,12 @@ def _gold_part(path: str, span: _Range) -> tuple[list[str], list[str]]:
     decode = msgspec.json.Decoder(_Gold).decode_lines
     docs: list[str] = []
     keys: list[str] = []
+    # One object per distinct document id: a tenth of the memory, and pickled once.
+    same: dict[str, str] = {}
     with paused_gc():
         for block in _chunks(Path(path), span):
             for g in decode(block):
-                docs.append(g.doc_id)
+                docs.append(same.setdefault(g.doc_id, g.doc_id))
                 keys.append(_key(g.fact))
     return docs, keys
 
@@ -202,12 +204,14 @@ def _prediction_part(
     keys: list[str] = []
     checks = _CHECKS
     flags = array("b") if checks is not None else None
+    same: dict[str, tuple[str, ...]] = {}  # one tuple per distinct cited document
     with paused_gc():
         for block in _chunks(Path(path), span):
             for f in decode(block):
                 evidence = f.evidence
                 if len(evidence) == 1:
-                    docs: tuple[str, ...] = (evidence[0].doc_id,)
+                    doc = evidence[0].doc_id
+                    docs: tuple[str, ...] = same.get(doc) or same.setdefault(doc, (doc,))
                 else:
                     docs = tuple(dict.fromkeys(e.doc_id for e in evidence))
                 cited.append(docs)
