@@ -393,3 +393,48 @@ def test_rates_for_the_fixes() -> None:
         "same_sentence": (1, 1),
         "short_documents": None,  # one document: no regression
     }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fast_replay_equals_rescoring(seed: int) -> None:
+    """Without uncited facts the replay is reckoned, not rerun: it must equal the matcher's."""
+    from openodke.eval.diagnosis.replay import replay
+    from openodke.eval.extract import score_facts
+
+    rng = np.random.default_rng(seed)
+
+    def random_fact(doc: str) -> Fact:
+        s, p, o = (f"{x}{rng.integers(0, 4)}" for x in "spo")
+        literal = rng.random() < 0.3
+        return Fact(
+            subject=Entity(key=s, type="T"),
+            predicate=p,
+            **({"object_value": o} if literal else {"object_entity": Entity(key=o, type="T")}),
+            evidence=(Evidence(doc_id=doc),),
+        )
+
+    docs = ["a", "b", "c"]
+    gold = [GoldFact(doc_id=d, fact=random_fact(d)) for d in rng.choice(docs, 40)]
+    preds = [random_fact(d) for d in rng.choice(docs, 30)]
+    added = [random_fact(d) for d in rng.choice([*docs, "elsewhere"], 25)]
+    view = gold_view(gold, preds)
+    fast = replay(view, [f.doc_ids for f in added], [fact_key(f) for f in added])
+    slow = score_facts(gold, [*preds, *added]).matching.counts()
+    assert fast.recall_after == pytest.approx(slow["tp"] / (slow["tp"] + slow["fn"]))
+    assert fast.precision_after == pytest.approx(slow["tp"] / (slow["tp"] + slow["fp"]))
+
+
+def test_gold_view_reuses_the_rows_score() -> None:
+    from openodke.eval.extract import score_facts
+
+    gold = [GoldFact(doc_id="d", fact=said("ann", "employer", "acme"))]
+    preds = [said("ann", "employer", "acme"), said("ann", "owns", "x")]
+    score = score_facts(gold, preds)
+    view = gold_view(gold, preds, score=score)
+    assert view.score is score
+    assert view.gold.key == [fact_key(g.fact) for g in gold]
+    assert view.predicted.key == [fact_key(f) for f in preds]  # the inlined key layout
+    with pytest.raises(ValueError, match="not made from these"):
+        gold_view(gold, preds[:1], score=score)
+    with pytest.raises(ValueError, match="not made from these"):
+        gold_view(gold, preds[::-1], score=score)

@@ -44,8 +44,9 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from openodke.eval.diagnosis.cross import CrossSentence
 from openodke.eval.diagnosis.explain import Explainer
-from openodke.eval.diagnosis.index import PredictionIndex
+from openodke.eval.diagnosis.index import PredictionIndex, lookup_form
 from openodke.eval.diagnosis.inputs import confirmed_pairs, refused_facts, text_map
 from openodke.eval.diagnosis.models import (
     LABELS,
@@ -58,10 +59,9 @@ from openodke.eval.diagnosis.models import (
 )
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
-from openodke.eval.diagnosis.sentences import SentenceEvidence, TextIndex, name_key
-from openodke.eval.diagnosis.view import Columns, DiagnosisView
+from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
+from openodke.eval.diagnosis.view import Columns, DiagnosisView, paused_gc
 from openodke.eval.matching import DUPLICATE, HIT, SPURIOUS, WRONG_ENTITY, WRONG_VALUE
-from openodke.ontology import lookup_form
 from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]
@@ -93,55 +93,6 @@ def alike(a: Iterable[str], b: Iterable[str]) -> bool:
             if fuzz.ratio(x, y) >= ALIKE:
                 return True
     return False
-
-
-class _Cross:
-    """Whether each gold fact's evidence spans sentences, from the dataset, else the text."""
-
-    def __init__(
-        self, view: DiagnosisView, evidence: SentenceEvidence | None, texts: dict[str, str]
-    ) -> None:
-        self.view, self.evidence, self.texts = view, evidence, texts
-        self.indices: dict[str, TextIndex] = {}
-        self.measured = evidence is not None or bool(texts)
-
-    def __call__(self, i: int) -> bool | None:
-        g = self.view.gold
-        doc_id = g.docs[i][0]
-        if self.evidence is not None:
-            o = g.obj[i]
-            found = self.evidence.cross(
-                doc_id, g.key[i], g.subject[i][1:], o[1:] if o[0] == "E" else o
-            )
-            if found is not None:
-                return found
-        index = self._index(doc_id)
-        return None if index is None else index.cross(g.subject_names[i], g.object_names[i])
-
-    def _index(self, doc_id: str) -> TextIndex | None:
-        index = self.indices.get(doc_id)
-        if index is None and doc_id in self.texts:
-            index = self.indices[doc_id] = TextIndex(self.texts[doc_id])
-        return index
-
-    def reason(self, i: int) -> str:
-        """Why gold fact ``i`` counts as cross-sentence, in words."""
-        g = self.view.gold
-        doc_id = g.docs[i][0]
-        if self.evidence is not None:
-            ids = self.evidence.facts.get((doc_id, g.key[i]))
-            if ids:
-                return "evidence in sentences " + ", ".join(map(str, sorted(set(ids))))
-            places = self.evidence.mentions.get(doc_id, {})
-            a, b = places.get(g.subject[i][1:]), places.get(g.obj[i][1:])
-            if a and b:
-                return f"mentioned in sentences {_ids(a)} and {_ids(b)}, never together"
-        return "no sentence names both ends"
-
-
-def _ids(ids: frozenset[int]) -> str:
-    shown = sorted(ids)
-    return ", ".join(map(str, shown[:3])) + (", ..." if len(shown) > 3 else "")
 
 
 def _offered_forms(offered: Offered) -> dict[str, frozenset[str]]:
@@ -183,11 +134,37 @@ def diagnose(
     (bucket 7's fallback and bucket 8) are each optional; a bucket that needs a missing input is
     None. ``examples`` misses are kept per bucket, from different documents first.
     """
+    with paused_gc():
+        return _diagnose(
+            view,
+            offered=offered,
+            validator=validator,
+            lenient=lenient,
+            inverses=inverses,
+            evidence=evidence,
+            texts=texts,
+            examples=examples,
+            row=row,
+        )
+
+
+def _diagnose(
+    view: DiagnosisView,
+    *,
+    offered: Offered | None = None,
+    validator: Iterable[Any] | None = None,
+    lenient: Iterable[Any] | None = None,
+    inverses: Any = None,
+    evidence: SentenceEvidence | None = None,
+    texts: Mapping[str, str] | Iterable[Document] | None = None,
+    examples: int = 3,
+    row: str = "pipeline",
+) -> Diagnosis:
     m = view.score.matching
     g = view.gold
     index = PredictionIndex(view)
     text_of = text_map(texts)
-    cross = _Cross(view, evidence, text_of)
+    cross = CrossSentence(view, evidence, text_of)
     fit, lengths = _saturation(view, index, text_of)
     refused = refused_facts(validator) if validator is not None else None
     refused_cols = Columns.of((f for f, _ in refused or ()), (f.doc_ids for f, _ in refused or ()))
@@ -211,54 +188,61 @@ def diagnose(
     gold_doc = m.gold_doc.tolist()
     landed: dict[str, list[tuple[int, int | None, str]]] = {b: [] for b in RECALL_BUCKETS}
     knobs: set[str] = set()
-    for i, st in enumerate(status):
-        if st in (HIT, DUPLICATE):
-            continue
-        d = gold_doc[i]
-        s, o, p, key = g.subject[i], g.obj[i], g.predicate[i], g.key[i]
-        bucket: str | None = None
-        near: int | None = None
+    # Locals: this loop runs once per miss.
+    subjects, objects, predicates, keys, types = (
+        g.subject,
+        g.obj,
+        g.predicate,
+        g.key,
+        g.subject_type,
+    )
+    pair, triple, hit, pred_predicate = (
+        index.pair,
+        index.triple,
+        index.hit,
+        view.predicted.predicate,
+    )
+    get, has_node = index.get, index.has_node
+
+    def place(i: int, d: int) -> tuple[str, int | None]:
+        """The first bucket miss ``i`` (in document ``d``) fits, and its nearest prediction."""
+        s, o, p = subjects[i], objects[i], predicates[i]
         if forms is not None:
-            allowed = forms.get(lookup_form(g.subject_type[i]))
+            allowed = forms.get(lookup_form(types[i]))
             if not allowed or lookup_form(p) not in allowed:
-                bucket = "never_offered"
                 knobs.add("types" if not allowed else "snippet_limit")
-        if bucket is None and refused is not None:
-            caught = refused_keys.get((d, key), refused_keys.get((-1, key)))
+                return "never_offered", None
+        if refused is not None:
+            caught = refused_keys.get((d, keys[i]), refused_keys.get((-1, keys[i])))
             if caught is not None:
-                bucket, near = "refused", caught
-        same_way = index.get(index.pair, d, s, o)
-        if bucket is None:
-            near = next(
-                (j for j in same_way if not index.hit[j] and index_pred(view, j) != p), None
-            )
-            if near is not None:
-                bucket = "wrong_relation"
-        other_way = index.get(index.pair, d, o, s) if o[0] == "E" else []
-        if bucket is None and other_way:
-            bucket, near = "inverse", other_way[0]
-        if bucket is None:
-            near = _surface(view, index, i, d, confirmed, m.documents)
-            if near is not None:
-                bucket = "surface_form"
-        if bucket is None:
-            apart = index.get(index.triple, d, s, p, o)
-            if apart:
-                bucket, near = "scored_apart", apart[0]
-        if bucket is None and not same_way:
-            if cross.measured and cross(i):
-                bucket = "cross_sentence"
-            elif fit.saturated and fit.is_long(lengths.get(d, 0)):
-                bucket = "saturation"
-        if bucket is None and same_way:
-            bucket, near = "linked_other", same_way[0]
-        if bucket is None:
-            bucket = (
-                "entity_missing"
-                if not (index.has_node(d, s) and index.has_node(d, o))
-                else "not_linked"
-            )
-        landed[bucket].append((i, near, bucket))
+                return "refused", caught
+        same_way = get(pair, d, s, o)
+        near = next((j for j in same_way if not hit[j] and pred_predicate[j] != p), None)
+        if near is not None:
+            return "wrong_relation", near
+        other_way = get(pair, d, o, s) if o[0] == "E" else None
+        if other_way:
+            return "inverse", other_way[0]
+        near = _surface(view, index, i, d, confirmed, m.documents)
+        if near is not None:
+            return "surface_form", near
+        apart = get(triple, d, s, p, o)
+        if apart:
+            return "scored_apart", apart[0]
+        if same_way:  # a hit links the pair: something came near, so not 7 or 8
+            return "linked_other", same_way[0]
+        if cross.measured and cross(i):
+            return "cross_sentence", None
+        if fit.saturated and fit.is_long(lengths.get(d, 0)):
+            return "saturation", None
+        if has_node(d, s) and has_node(d, o):
+            return "not_linked", None
+        return "entity_missing", None
+
+    for i, st in enumerate(status):
+        if st != HIT and st != DUPLICATE:
+            bucket, near = place(i, gold_doc[i])
+            landed[bucket].append((i, near, bucket))
 
     fp_rows = _false_positives(view, index)
     rates, replays = rates_and_replays(
@@ -310,11 +294,6 @@ def diagnose(
     )
 
 
-def index_pred(view: DiagnosisView, j: int) -> str:
-    """Prediction ``j``'s predicate."""
-    return view.predicted.predicate[j]
-
-
 def _surface(
     view: DiagnosisView,
     index: PredictionIndex,
@@ -323,27 +302,21 @@ def _surface(
     confirmed: dict[tuple[str, str], Any] | None,
     documents: list[str],
 ) -> int | None:
-    """Bucket 5's candidate for gold ``i``: a prediction index, -2 (judged, none found), or None."""
+    """Bucket 5's candidate for gold ``i``: a prediction index, -2 (a judge said same), or None."""
     g, p = view.gold, view.predicted
     if confirmed is not None:
         return -2 if (documents[d], g.key[i]) in confirmed else None
-    pred, pol = g.predicate[i], g.polarity[i]
-    for key in {name_key(n) for n in g.subject_names[i]}:
-        for j in index.get(index.by_subject, d, key, pred, pol):
-            if (
-                not index.hit[j]
-                and p.obj[j] != g.obj[i]
-                and alike(g.object_names[i], p.object_names[j])
-            ):
-                return j
-    for key in {name_key(n) for n in g.object_names[i]}:
-        for j in index.get(index.by_object, d, key, pred, pol):
-            if (
-                not index.hit[j]
-                and p.subject[j] != g.subject[i]
-                and alike(g.subject_names[i], p.subject_names[j])
-            ):
-                return j
+    candidates = index.get(index.by_relation, d, g.predicate[i], g.polarity[i])
+    if not candidates:
+        return None
+    subject, obj = set(g.subject_names.keys(i)), set(g.object_names.keys(i))
+    for j in candidates:
+        same_subject = p.obj[j] != g.obj[i] and not subject.isdisjoint(p.subject_names.keys(j))
+        if same_subject and alike(g.object_names[i], p.object_names[j]):
+            return j
+        same_object = p.subject[j] != g.subject[i] and not obj.isdisjoint(p.object_names.keys(j))
+        if same_object and alike(g.subject_names[i], p.subject_names[j]):
+            return j
     return None
 
 

@@ -9,17 +9,26 @@ documents (``unscored``) are left out: they were never scored.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from openodke.eval.diagnosis.sentences import name_key
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.matching import DUPLICATE, HIT, UNSCORED
+from openodke.ontology import lookup_form as _lookup_form
 
-__all__ = ["PredictionIndex"]
+__all__ = ["PredictionIndex", "lookup_form"]
+
+
+@lru_cache(maxsize=1 << 14)
+def lookup_form(name: str) -> str:
+    """``openodke.ontology.lookup_form``, remembered: a run has few types and predicates."""
+    return _lookup_form(name)
+
 
 UNCITED = -1
+_NONE: list[int] = []  # shared and never mutated: get() returns it for a miss
 
 
 class PredictionIndex:
@@ -35,8 +44,7 @@ class PredictionIndex:
         self.doc = doc
         self.pair: dict[tuple[int, str, str], list[int]] = {}
         self.triple: dict[tuple[int, str, str, str], list[int]] = {}
-        self.by_subject: dict[tuple[int, str, str, str], list[int]] = {}
-        self.by_object: dict[tuple[int, str, str, str], list[int]] = {}
+        self.by_relation: dict[tuple[int, str, str], list[int]] = {}
         self.nodes: dict[int, set[str]] = {}
         for j in self.live:
             d, s, o, pred, pol = doc[j], p.subject[j], p.obj[j], p.predicate[j], p.polarity[j]
@@ -45,20 +53,20 @@ class PredictionIndex:
             nodes = self.nodes.setdefault(d, set())
             nodes.add(s)
             nodes.add(o)
-            for key in {name_key(n) for n in p.subject_names[j]}:
-                self.by_subject.setdefault((d, key, pred, pol), []).append(j)
-            for key in {name_key(n) for n in p.object_names[j]}:
-                self.by_object.setdefault((d, key, pred, pol), []).append(j)
+            if not self.hit[j]:  # surface-form candidates: never a hit
+                self.by_relation.setdefault((d, pred, pol), []).append(j)
+        self.uncited = UNCITED in self.nodes
         self.per_document = np.bincount(
             np.asarray([doc[j] for j in self.live if doc[j] >= 0], dtype=np.int64),
             minlength=len(m.documents),
         )
 
-    @staticmethod
-    def get(table: dict[Any, list[int]], d: int, *rest: Hashable) -> list[int]:
+    def get(self, table: dict[Any, list[int]], d: int, *rest: Hashable) -> list[int]:
         """The entries for ``(d, *rest)`` and for the uncited ``(-1, *rest)``."""
-        here = table.get((d, *rest), [])
-        there = table.get((UNCITED, *rest), [])
+        here = table.get((d, *rest), _NONE)
+        if not self.uncited:
+            return here
+        there = table.get((UNCITED, *rest), _NONE)
         return here + there if there else here
 
     def has_node(self, d: int, node: str) -> bool:

@@ -15,17 +15,18 @@ step), unless the prediction set already holds it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from openodke.eval.diagnosis.index import PredictionIndex
+import numpy as np
+
+from openodke.eval.diagnosis.cross import CrossSentence
+from openodke.eval.diagnosis.index import PredictionIndex, lookup_form
 from openodke.eval.diagnosis.inputs import inverse_pairs
 from openodke.eval.diagnosis.models import Rate, Replay
 from openodke.eval.diagnosis.saturation import Saturation
 from openodke.eval.diagnosis.view import Columns, DiagnosisView
 from openodke.eval.extract import KeyRows, PredictionKeyRows, score_keys
-from openodke.eval.matching import DUPLICATE, HIT, MatchKey, encode_key
-from openodke.ontology import lookup_form
+from openodke.eval.matching import DUPLICATE, HIT, UNSCORED, MatchKey, encode_key
 
 __all__ = ["derived_inverses", "rates_and_replays", "replay"]
 
@@ -40,26 +41,68 @@ def _recall(counts: dict[str, int]) -> float | None:
     return counts["tp"] / n if n else None
 
 
+def _scored_doc(cited: tuple[str, ...], doc_index: dict[str, int]) -> int:
+    """Where matching scores a fact: its first labelled document (-1: none cited; -2: none
+    labelled, so unscored)."""
+    if not cited:
+        return -1
+    for doc in cited:
+        d = doc_index.get(doc)
+        if d is not None:
+            return d
+    return -2
+
+
 def replay(view: DiagnosisView, docs: list[tuple[str, ...]], keys: list[str]) -> Replay:
-    """The row's predictions plus ``keys`` (citing ``docs``; repeats of a prediction left out)."""
-    p = view.predicted
-    have = {(d[:1], k) for d, k in zip(p.docs, p.key, strict=True)}
-    extra_docs, extra_keys = [], []
-    for cited, key in zip(docs, keys, strict=True):
-        if (cited[:1], key) not in have:
-            have.add((cited[:1], key))
-            extra_docs.append(cited)
-            extra_keys.append(key)
+    """The row's predictions plus ``keys`` (citing ``docs``), rescored; repeats left out.
+
+    When no prediction, old or added, cites nothing, the rescore is reckoned without rerunning
+    the matcher, and exactly: only pass 1 (equal identity in one document) makes hits, and adding
+    facts with new identities leaves every earlier exact pair in place, so the added facts that
+    equal a gold fact no prediction had found are the new hits; every other added fact is a false
+    positive (spurious or wrong, both count so) and every gold fact not hit stays a miss. A fact
+    citing no document is matched against gold anywhere, so then the matcher is rerun.
+    """
     m = view.score.matching
-    gold = KeyRows([d[0] for d in view.gold.docs], view.gold.key)
-    after = score_keys(
-        gold,
-        PredictionKeyRows([*p.docs, *extra_docs], [*p.key, *extra_keys]),
-        m.documents,
-    ).matching.counts()
+    p = view.predicted
+    doc_index = {doc: d for d, doc in enumerate(m.documents)}
+    pred_doc, pred_status = m.pred_doc.tolist(), m.pred_status.tolist()
+    uncited = any(d == -1 and st != UNSCORED for d, st in zip(pred_doc, pred_status, strict=True))
+    have = {(d, k) for d, k in zip(pred_doc, p.key, strict=True) if d >= 0}
+    extra: list[tuple[int, tuple[str, ...], str]] = []
+    for cited, key in zip(docs, keys, strict=True):
+        d = _scored_doc(cited, doc_index)
+        uncited = uncited or d == -1
+        if d == -1 or (d, key) not in have:
+            have.add((d, key))
+            extra.append((d, cited, key))
     before = m.counts()
+    if uncited:
+        gold = KeyRows([d[0] for d in view.gold.docs], view.gold.key)
+        after = score_keys(
+            gold,
+            PredictionKeyRows(
+                [*p.docs, *(c for _, c, _ in extra)], [*p.key, *(k for *_, k in extra)]
+            ),
+            m.documents,
+        ).matching.counts()
+    else:
+        unfound = {
+            (d, k)
+            for d, k, st in zip(
+                m.gold_doc.tolist(), view.gold.key, m.gold_status.tolist(), strict=True
+            )
+            if st not in (HIT, DUPLICATE)
+        }
+        scored = [(d, k) for d, _, k in extra if d >= 0]
+        found = sum((d, k) in unfound for d, k in scored)
+        after = {
+            "tp": before["tp"] + found,
+            "fp": before["fp"] + len(scored) - found,
+            "fn": before["fn"] - found,
+        }
     return Replay(
-        added=len(extra_keys),
+        added=sum(d != -2 for d, _, _ in extra),
         found=after["tp"] - before["tp"],
         recall_before=_recall(before),
         recall_after=_recall(after),
@@ -93,7 +136,7 @@ def rates_and_replays(
     index: PredictionIndex,
     *,
     forms: dict[str, frozenset[str]] | None,
-    cross: Callable[[int], bool | None] | None,
+    cross: CrossSentence | None,
     fit: Saturation,
     lengths: dict[int, int],
     refused: Columns | None,
@@ -102,25 +145,35 @@ def rates_and_replays(
     """The four rates and the two replays (None where the run cannot say)."""
     m = view.score.matching
     g = view.gold
-    status = m.gold_status.tolist()
-    gold_doc = m.gold_doc.tolist()
-    tallies = {name: [0, 0] for name in ("row", "offered", "same_sentence", "short_documents")}
-    for i, st in enumerate(status):
-        if st == DUPLICATE:
-            continue
-        hit = st == HIT
-        chosen = ["row"]
-        if forms is not None:
-            allowed = forms.get(lookup_form(g.subject_type[i]))
-            if allowed and lookup_form(g.predicate[i]) in allowed:
-                chosen.append("offered")
-        if cross is not None and cross(i) is False:
-            chosen.append("same_sentence")
-        if fit.measured and gold_doc[i] in lengths and not fit.is_long(lengths[gold_doc[i]]):
-            chosen.append("short_documents")
-        for name in chosen:
-            tallies[name][0] += hit
-            tallies[name][1] += 1
+    scored = m.gold_status != DUPLICATE
+    hit = m.gold_status == HIT
+    masks: dict[str, np.ndarray] = {"row": scored}
+    if forms is not None:
+        # Once per (type, predicate): a run has few of each.
+        offered: dict[tuple[str, str], bool] = {}
+        for pair in zip(g.subject_type, g.predicate, strict=True):
+            if pair not in offered:
+                allowed = forms.get(lookup_form(pair[0]))
+                offered[pair] = bool(allowed) and lookup_form(pair[1]) in allowed  # type: ignore[operator]
+        masks["offered"] = scored & np.fromiter(
+            (offered[pair] for pair in zip(g.subject_type, g.predicate, strict=True)),
+            bool,
+            len(g.key),
+        )
+    if cross is not None:
+        answers = cross.answers()
+        masks["same_sentence"] = scored & np.fromiter(
+            (a is False for a in answers), bool, len(answers)
+        )
+    if fit.measured:
+        short = np.zeros(len(m.documents) + 1, dtype=bool)  # the last slot: no text
+        for d, length in lengths.items():
+            short[d] = not fit.is_long(length)
+        known = np.asarray([d if d in lengths else -1 for d in range(len(m.documents))])
+        masks["short_documents"] = scored & short[known[m.gold_doc]] if len(known) else scored
+    tallies = {name: (int((hit & mask).sum()), int(mask.sum())) for name, mask in masks.items()}
+    for name in ("offered", "same_sentence", "short_documents"):
+        tallies.setdefault(name, (0, 0))
     available = {
         "row": True,
         "offered": forms is not None,

@@ -12,8 +12,9 @@ Order of sources, per gold fact (DECISIONS #38's "cross-sentence" bucket):
    sentence names both. Names match as whole words with case, accents and punctuation ignored.
    When an end is named nowhere the text cannot say (None), and the miss is not put here.
 
-The text rule is a simplification of the span locator's (surface.md): it does not insist that a
-capitalised name appear capitalised, and it does not read dates by value.
+The text rule is a simplification of the span locator's (surface.md): a sentence ends at ".", "!"
+or "?" before a space, and at a line break (so "e.g. this" splits; a cheap rule, since every
+document is read); a capitalised name need not appear capitalised; dates are not read by value.
 """
 
 from __future__ import annotations
@@ -30,59 +31,114 @@ __all__ = [
     "TextIndex",
     "evidence_from_bench",
     "evidence_from_redocred",
+    "MARK",
+    "bare_key",
     "name_key",
     "split_sentences",
 ]
 
 _NON_WORD = re.compile(r"[\W_]+")
-# A sentence ends at . ! or ? (with closing quotes or brackets) before whitespace and a capital,
-# digit or opening quote; or at a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9À-Þ])|\n+")
+# A sentence ends at . ! or ? before a space, and at a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?]) +|\n+")
+# ASCII punctuation and whitespace as spaces: the fast path of normalising an ASCII text.
+_ASCII_BLANKS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
 
 
-@lru_cache(maxsize=1 << 18)
+# Combining marks left by NFKD (accents): the main combining blocks.
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+@lru_cache(maxsize=1 << 16)
 def name_key(name: str) -> str:
     """A name's matching form: accents stripped, case-folded, punctuation as spaces, collapsed."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(_NON_WORD.sub(" ", bare.casefold()).split())
+    return bare_key(name)
+
+
+def bare_key(name: str) -> str:
+    """``name_key`` without the cache, for names seen once."""
+    if name.isascii():
+        if name.replace(" ", "").isalnum():  # letters, digits and spaces: no regex needed
+            return " ".join(name.casefold().split())
+    else:
+        name = _COMBINING.sub("", unicodedata.normalize("NFKD", name))
+    return " ".join(_NON_WORD.sub(" ", name.casefold()).split())
 
 
 def split_sentences(text: str) -> list[str]:
-    """The text cut into sentences (at . ! ? before a capital or digit, and at line breaks)."""
+    """The text cut into sentences: at ".", "!" or "?" before a space, and at line breaks."""
     return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
+def _bare(text: str) -> str:
+    """A long text normalised as ``name_key`` normalises a name (not collapsed)."""
+    if text.isascii():
+        return text.casefold().translate(_ASCII_BLANKS)
+    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+    return _NON_WORD.sub(" ", text.casefold())
+
+
+# A word (so it survives normalisation, and ASCII, so an ASCII text stays on the fast path) that
+# stands for a sentence break; any copy in the text itself is blanked first.
+MARK = "qq0sentencebreak0qq"
+_MARKS = re.compile(MARK, re.IGNORECASE)
+
+
 class TextIndex:
-    """One document's sentences, indexed by word, for whole-word name lookups."""
+    """One document's text, normalised once, with its sentence starts, for whole-word lookups.
+
+    The sentence breaks (``split_sentences``'s rule) are marked with a word no name contains,
+    the whole text is normalised as ``name_key`` normalises a name, and a name's key surrounded by
+    spaces is found with ``str.find`` and placed in its sentence by the marks before it. A match
+    cannot span two sentences: the mark stands between them as a word of its own.
+    """
 
     def __init__(self, text: str) -> None:
-        self.sentences = [f" {name_key(s)} " for s in split_sentences(text)]
-        self.words: dict[str, set[int]] = {}
-        for number, sentence in enumerate(self.sentences):
-            for word in sentence.split():
-                self.words.setdefault(word, set()).add(number)
+        if MARK in text.casefold():
+            text = _MARKS.sub(" ", text)
+        marked = text
+        for end in (". ", "! ", "? "):
+            if end in marked:
+                marked = marked.replace(end, f"{end}{MARK} ")
+        marked = marked.replace("\n", f" {MARK} ")
+        self.text = " " + " ".join(_bare(marked).split()) + " "
         self._found: dict[str, frozenset[int]] = {}
 
     def naming(self, name: str) -> frozenset[int]:
         """The sentences that name ``name`` as whole words (empty: named nowhere)."""
-        cached = self._found.get(name)
+        return self._naming_key(name_key(name))
+
+    def _naming_key(self, key: str) -> frozenset[int]:
+        cached = self._found.get(key)
         if cached is not None:
             return cached
-        key = name_key(name)
-        words = key.split()
-        found: frozenset[int] = frozenset()
-        if words:
-            candidates = min((self.words.get(w, set()) for w in words), key=len)
+        found: set[int] = set()
+        if key:
             needle = f" {key} "
-            found = frozenset(n for n in candidates if needle in self.sentences[n])
-        self._found[name] = found
-        return found
+            at = self.text.find(needle)
+            while at >= 0:
+                found.add(self.text.count(MARK, 0, at))  # the sentence: marks before it
+                at = self.text.find(needle, at + 1)
+        result = self._found[key] = frozenset(found)
+        return result
+
+    def naming_any(self, names: Iterable[str]) -> frozenset[int]:
+        """The sentences that name any of ``names``."""
+        return self.naming_keys({name_key(n) for n in names})
+
+    def naming_keys(self, keys: Iterable[str]) -> frozenset[int]:
+        """The sentences that name any of these name keys."""
+        found = self._found
+        out: frozenset[int] | None = None
+        for key in keys:
+            hit = found.get(key)
+            if hit is None:
+                hit = self._naming_key(key)
+            out = hit if out is None else out | hit
+        return out if out is not None else frozenset()
 
     def cross(self, subject: Iterable[str], obj: Iterable[str]) -> bool | None:
         """True: both ends named, never in one sentence; False: one sentence names both; None."""
-        a = frozenset().union(*(self.naming(n) for n in subject))
-        b = frozenset().union(*(self.naming(n) for n in obj))
+        a, b = self.naming_any(subject), self.naming_any(obj)
         if not a or not b:
             return None
         return not (a & b)
