@@ -9,7 +9,7 @@ examples/baseline/priors.json:
 - ``heads``: a mention's last word -> its most frequent type (seen 3+ times, 60%+ of the time);
 - ``rules``: for an ordered pair of mentions in one sentence, keyed by (head type, tail type,
   which comes first, a word between them or "*"), the relation dev labels most often for such
-  pairs and how often it is right (kept when seen 5+ times and right 40%+ of the time).
+  pairs and how often it is right (kept when seen 5+ times and right 20%+ of the time).
 
 Standard library only, so the pipeline runs anywhere.
 """
