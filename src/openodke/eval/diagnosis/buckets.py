@@ -50,18 +50,18 @@ from openodke.eval.diagnosis.index import PredictionIndex, lookup_form
 from openodke.eval.diagnosis.inputs import confirmed_pairs, refused_facts, text_map
 from openodke.eval.diagnosis.models import (
     LABELS,
-    PRECISION_BUCKETS,
     RECALL_BUCKETS,
     Bucket,
     Diagnosis,
     Group,
     Offered,
 )
+from openodke.eval.diagnosis.precision import false_positives, precision_buckets
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
 from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
 from openodke.eval.diagnosis.view import Columns, DiagnosisView, paused_gc
-from openodke.eval.matching import DUPLICATE, HIT, SPURIOUS, WRONG_ENTITY, WRONG_VALUE
+from openodke.eval.matching import DUPLICATE, HIT
 from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]
@@ -73,8 +73,6 @@ _NULL_NOTES = {
     "never_offered": "needs --trace: the run's manifest.json or the run config",
     "refused": "needs --validator: what the gate refused",
     "cross_sentence": "needs the dataset's evidence sentences, or the texts",
-    "refused_not_in_gold": "needs --validator: what the gate refused",
-    "written_supported": "no prediction carries a grounding verdict",
 }
 
 
@@ -244,7 +242,7 @@ def _diagnose(
             bucket, near = place(i, gold_doc[i])
             landed[bucket].append((i, near, bucket))
 
-    fp_rows = _false_positives(view, index)
+    fp_rows = false_positives(view, index)
     rates, replays = rates_and_replays(
         view,
         index,
@@ -275,7 +273,7 @@ def _diagnose(
                 note=note,
             )
         )
-    buckets.extend(_precision_buckets(view, fp_rows, refused_keys, refused, explain, examples))
+    buckets.extend(precision_buckets(view, fp_rows, refused_keys, refused, explain, examples))
     return Diagnosis(
         row=row,
         gold=int((m.gold_status != DUPLICATE).sum()),
@@ -318,63 +316,6 @@ def _surface(
         if same_object and alike(g.subject_names[i], p.subject_names[j]):
             return j
     return None
-
-
-def _false_positives(view: DiagnosisView, index: PredictionIndex) -> dict[str, list[int]]:
-    m = view.score.matching
-    status = m.pred_status.tolist()
-    verdicts = view.predicted.verdict
-    graded = any(verdicts[j] != "unchecked" for j in index.live)
-    rows: dict[str, list[int]] = {"written_supported": [], "written_other": []}
-    for j in index.live:
-        if status[j] in (SPURIOUS, WRONG_VALUE, WRONG_ENTITY):
-            supported = graded and verdicts[j] == "supported"
-            rows["written_supported" if supported else "written_other"].append(j)
-    if not graded:
-        rows.pop("written_supported")
-    return rows
-
-
-def _precision_buckets(
-    view: DiagnosisView,
-    fp_rows: dict[str, list[int]],
-    refused_keys: dict[tuple[int, str], int],
-    refused: list[Any] | None,
-    explain: Explainer,
-    examples: int,
-) -> list[Bucket]:
-    m = view.score.matching
-    gold_keys = {(d, k) for d, k in zip(m.gold_doc.tolist(), view.gold.key, strict=True)}
-    all_gold = set(view.gold.key)
-    caught: list[int] | None = None
-    if refused is not None:
-        caught = [
-            r
-            for (d, key), r in refused_keys.items()
-            if ((d, key) not in gold_keys if d >= 0 else key not in all_gold)
-        ]
-    counts: dict[str, list[int] | None] = {
-        "refused_not_in_gold": caught,
-        "written_supported": fp_rows.get("written_supported"),
-        "written_other": fp_rows["written_other"],
-    }
-    total = sum(len(v) for v in counts.values() if v is not None)
-    out = []
-    for name in PRECISION_BUCKETS:
-        rows = counts[name]
-        count = None if rows is None else len(rows)
-        out.append(
-            Bucket(
-                bucket=name,
-                side="precision",
-                label=LABELS[name],
-                count=count,
-                share=None if count is None or not total else count / total,
-                examples=tuple(explain.precision(name, rows or [], examples)),
-                note=_NULL_NOTES.get(name) if count is None else None,
-            )
-        )
-    return out
 
 
 def _recall_note(name: str, measured: bool, fit: Saturation, confirmed: bool) -> str | None:
