@@ -39,11 +39,11 @@ from openodke.eval.fixes import FIXES, Fix
 from openodke.eval.jsonl import iter_json_lines, validation_message
 
 __all__ = [
-    "TRACK_RECORD",
     "MeasuredLine",
     "PredictedFix",
     "PredictedLine",
     "RecordResult",
+    "TRACK_RECORD",
     "append_lines",
     "attach_records",
     "check_fix_id",
