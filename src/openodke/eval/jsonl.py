@@ -137,7 +137,7 @@ def _staged(target: Path, text: str) -> Path:
     return Path(tmp)
 
 
-def write_outputs(files: Sequence[tuple[str | Path, str]]) -> None:
+def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     """Write every ``(path, text)`` or none: all are staged as temp files, then renamed.
 
     A path that cannot be written (a folder, a missing permission) is an InputError naming it,
@@ -162,7 +162,7 @@ def write_outputs(files: Sequence[tuple[str | Path, str]]) -> None:
             tmp.unlink(missing_ok=True)
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to a temp file in the same folder, then ``os.replace`` it into place."""
     write_outputs([(path, text)])
 

@@ -51,7 +51,7 @@ def diagnose_pipeline(
     offered = offered_from_trace(trace, inputs.ontology) if trace is not None else None
     inverses: Any = inputs.ontology
     if bench is not None and bench.inverses:
-        inverses = list(bench.inverses)
+        inverses = [*([inputs.ontology] if inputs.ontology is not None else []), *bench.inverses]
     found = diagnose(
         view,
         offered=offered,
