@@ -20,6 +20,7 @@ from openodke.eval.labels import (
     ValidationPrediction,
     describe,
 )
+from openodke.eval.refusals import RefusalLabel, report_refusals
 from openodke.eval.resolve import evaluate_resolution, links_from_clusters
 from openodke.eval.route import evaluate_routing, run_route
 from openodke.eval.sink import assert_idempotent, check_idempotency, jsonl_counts
@@ -48,6 +49,7 @@ __all__ = [
     "McNemar",
     "PairLabel",
     "Paired",
+    "RefusalLabel",
     "RightWrongItem",
     "RouteLabel",
     "RoutePrediction",
@@ -75,6 +77,7 @@ __all__ = [
     "mcnemar",
     "paired_bootstrap",
     "read_items",
+    "report_refusals",
     "run_extract",
     "run_ground",
     "run_route",
