@@ -82,7 +82,8 @@ def wilson_interval(p: float, n: float, z: float = Z95) -> tuple[float, float]:
     z2n = z * z / n
     centre = (p + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The Wilson interval always contains p (exactly 0 at p = 0, 1 at p = 1); clip rounding.
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def refusal_precision(
