@@ -2,13 +2,60 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
 
 from openodke.errors import InputError
 from openodke.eval.jsonl import load_jsonl
-from openodke.types import Document
+from openodke.types import Document, Modality, SourceTier
 
 __all__ = ["load_documents"]
+
+_Modality = Literal["unstructured", "semi_structured", "structured"]
+_Tier = Literal["unverified", "community", "authoritative", "curated"]
+
+
+class _Document(msgspec.Struct, forbid_unknown_fields=True):
+    """Document's fields, for reading large JSONL without a model per row."""
+
+    text: str
+    id: str | None = None
+    uri: str | None = None
+    title: str | None = None
+    modality: _Modality = "unstructured"
+    tier: _Tier = "unverified"
+    retrieved_at: datetime | None = None
+    metadata: dict[str, Any] = {}
+
+
+def _fast_jsonl(path: Path) -> list[Document] | None:
+    """Document JSONL decoded by msgspec, or None: then the model reader names the bad line."""
+    raw = path.read_bytes()
+    raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    try:
+        rows = msgspec.json.Decoder(_Document).decode_lines(raw)
+    except (msgspec.DecodeError, ValueError):
+        return None
+    if not rows:
+        return None
+    now = datetime.now(UTC)
+    return [
+        Document.model_construct(
+            id=r.id if r.id is not None else uuid.uuid4().hex,
+            text=r.text,
+            uri=r.uri,
+            title=r.title,
+            modality=Modality(r.modality),
+            tier=SourceTier(r.tier),
+            retrieved_at=r.retrieved_at if r.retrieved_at is not None else now,
+            metadata=r.metadata,
+        )
+        for r in rows
+    ]
 
 
 def load_documents(path: str | Path) -> list[Document]:
@@ -36,7 +83,7 @@ def load_documents(path: str | Path) -> list[Document]:
         return documents
     if not root.exists():
         raise InputError("no such file or folder", path=str(root))
-    documents = load_jsonl(root, Document)
+    documents = _fast_jsonl(root) or load_jsonl(root, Document)
     seen: set[str] = set()
     for number, doc in enumerate(documents, start=1):
         if doc.id in seen:

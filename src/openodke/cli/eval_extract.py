@@ -29,7 +29,7 @@ from openodke.errors import InputError
 from openodke.eval.diagnosis import gold_view
 from openodke.eval.eval_report import from_stage, report_json, row_from_score
 from openodke.eval.extract import ExtractionScore, run_facts, score_keys
-from openodke.eval.fastload import PARALLEL_BYTES, load_both, paused_gc
+from openodke.eval.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
 from openodke.eval.jsonl import load_jsonl, write_outputs
 from openodke.eval.labels import GoldFact, describe
 from openodke.eval.pipeline import PipelineInputs
@@ -78,6 +78,7 @@ def document_items(score: ExtractionScore) -> str:
     )
 
 
+@without_gc
 def extract(
     labels: Labels = None,
     predictions: Predictions = None,

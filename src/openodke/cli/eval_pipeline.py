@@ -16,7 +16,7 @@ import typer
 from openodke.cli.eval_extract import document_items
 from openodke.errors import InputError
 from openodke.eval.eval_report import report_json
-from openodke.eval.fastload import PARALLEL_BYTES
+from openodke.eval.fastload import PARALLEL_BYTES, without_gc
 from openodke.eval.harness import collect, run_callable, run_command
 from openodke.eval.jsonl import write_outputs
 from openodke.eval.pipeline import (
@@ -62,6 +62,7 @@ _NOT_BUILT = {
 }
 
 
+@without_gc
 def pipeline(
     cmd: Annotated[
         str | None, Opt("--cmd", help='Command run with no shell: "python x.py {in} {out}".')

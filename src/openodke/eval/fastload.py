@@ -11,17 +11,18 @@ refuse, and a test checks both paths give the same metrics.
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import msgspec
 import numpy as np
@@ -33,7 +34,14 @@ from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
 from openodke.types import Fact, normalise_value
 
-__all__ = ["PARALLEL_BYTES", "load_both", "load_gold_keys", "load_prediction_keys", "paused_gc"]
+__all__ = [
+    "PARALLEL_BYTES",
+    "load_both",
+    "load_gold_keys",
+    "load_prediction_keys",
+    "paused_gc",
+    "without_gc",
+]
 
 _Tier = Literal["unverified", "community", "authoritative", "curated"]
 _Value = str | int | float | bool
@@ -143,6 +151,20 @@ def paused_gc() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def without_gc(function: F) -> F:
+    """Run ``function`` with the cyclic collector paused (see :func:`paused_gc`)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with paused_gc():
+            return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 _FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError)
