@@ -22,17 +22,19 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import msgspec
 import numpy as np
 
 from openodke.eval.extract import KeyRows, PredictionKeyRows
-from openodke.eval.fact_checks import FactChecks
 from openodke.eval.jsonl import load_jsonl
 from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
 from openodke.types import Fact, normalise_value
+
+if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
+    from openodke.eval.fact_checks import FactChecks
 
 __all__ = [
     "PARALLEL_BYTES",

@@ -60,7 +60,8 @@ from openodke.eval.diagnosis.precision import false_positives, precision_buckets
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
 from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
-from openodke.eval.diagnosis.view import Columns, DiagnosisView, paused_gc
+from openodke.eval.diagnosis.view import Columns, DiagnosisView
+from openodke.eval.fastload import without_gc
 from openodke.eval.matching import DUPLICATE, HIT
 from openodke.types import Document
 
@@ -112,6 +113,7 @@ def _saturation(
     return fit, lengths
 
 
+@without_gc
 def diagnose(
     view: DiagnosisView,
     *,
@@ -132,32 +134,6 @@ def diagnose(
     (bucket 7's fallback and bucket 8) are each optional; a bucket that needs a missing input is
     None. ``examples`` misses are kept per bucket, from different documents first.
     """
-    with paused_gc():
-        return _diagnose(
-            view,
-            offered=offered,
-            validator=validator,
-            lenient=lenient,
-            inverses=inverses,
-            evidence=evidence,
-            texts=texts,
-            examples=examples,
-            row=row,
-        )
-
-
-def _diagnose(
-    view: DiagnosisView,
-    *,
-    offered: Offered | None = None,
-    validator: Iterable[Any] | None = None,
-    lenient: Iterable[Any] | None = None,
-    inverses: Any = None,
-    evidence: SentenceEvidence | None = None,
-    texts: Mapping[str, str] | Iterable[Document] | None = None,
-    examples: int = 3,
-    row: str = "pipeline",
-) -> Diagnosis:
     m = view.score.matching
     g = view.gold
     index = PredictionIndex(view)

@@ -9,14 +9,13 @@ a literal never meet.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from openodke.eval.diagnosis.sentences import bare_key, name_key
 from openodke.eval.extract import ExtractionScore, KeyRows, PredictionKeyRows, score_keys
+from openodke.eval.fastload import paused_gc
 from openodke.eval.labels import GoldFact
 from openodke.types import Entity, Fact, GroundingVerdict, Polarity, normalise_value
 
@@ -29,24 +28,7 @@ __all__ = [
     "gold_view",
     "name_keys",
     "node_of",
-    "paused_gc",
 ]
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small objects, then restore it.
-
-    The diagnosis makes no reference cycles; with hundreds of thousands of facts alive, each
-    generation-2 pass rescans them all and costs a third of the run.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 _SEP = "\x1f"
