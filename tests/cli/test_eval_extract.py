@@ -244,3 +244,21 @@ def test_no_items_file_unless_asked(tmp_path, monkeypatch):
     result = run_odke("eval", "extract", "--labels", "gold.jsonl", "--predictions", "facts.jsonl")
     assert result.exit_code == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["facts.jsonl", "gold.jsonl"]
+
+
+def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
+    from openodke.eval.matching import fact_key
+
+    ada = Entity(key="Person:ada", type="Person")
+    facts = [
+        Fact(subject=ada, predicate="uptime", object_value=" 99.9 ", qualifiers={"percentile": "p50", "x": 1},
+             identity_keys=("percentile",), evidence=(Evidence(doc_id="d1"),)),
+        Fact(subject=ada, predicate="uptime", object_value=1815.0, qualifiers={},
+             identity_keys=("percentile",), evidence=(Evidence(doc_id="d1"), Evidence(doc_id="d2"), Evidence(doc_id="d1"))),
+        Fact(subject=ada, predicate="knows", object_entity=Entity(key="Person:bob"), polarity=Polarity.denied),
+        Fact(subject=ada, predicate="flag", object_value=True, evidence=(Evidence(doc_id="d2"),)),
+    ]  # fmt: skip
+    dump_jsonl(tmp_path / "f.jsonl", facts)
+    fast = load_prediction_keys(tmp_path / "f.jsonl")
+    assert fast.keys == [fact_key(f) for f in facts]
+    assert fast.docs == [f.doc_ids for f in facts]

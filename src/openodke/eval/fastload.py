@@ -122,21 +122,30 @@ class _Gold(msgspec.Struct, forbid_unknown_fields=True):
     fact: _Fact
 
 
-def _key(f: _Fact) -> str:
-    """The same string :func:`~openodke.eval.matching.fact_key` builds, without the model."""
+def _object(f: _Fact) -> str:
     o = f.object_entity
     if o is not None:
-        obj = "E" + o.key
-    else:
-        value = f.object_value
-        obj = "L" + (str(value) if type(value) is int else normalise_value(value))
-    scoped = ""
-    if f.identity_keys:
-        q = f.qualifiers
-        pairs = tuple(sorted((k, repr(q[k])) for k in f.identity_keys if k in q))
-        scoped = repr(pairs) if pairs else ""
-    s = f.subject
-    return f"{f.predicate}\x1f{s.key}\x1f{s.type}\x1f{obj}\x1f{f.polarity}\x1f{scoped}"
+        return "E" + o.key
+    value = f.object_value
+    return "L" + (str(value) if type(value) is int else normalise_value(value))
+
+
+def _scoped(f: _Fact) -> str:
+    q = f.qualifiers
+    pairs = tuple(sorted((k, repr(q[k])) for k in f.identity_keys if k in q))
+    return repr(pairs) if pairs else ""
+
+
+def _keys(facts: list[_Fact]) -> list[str]:
+    """The strings :func:`~openodke.eval.matching.fact_key` builds, without the model.
+
+    One comprehension for a block of rows: a loop with a call per row costs a third more.
+    """
+    return [
+        f"{f.predicate}\x1f{f.subject.key}\x1f{f.subject.type}\x1f{_object(f)}\x1f{f.polarity}"
+        f"\x1f{_scoped(f) if f.identity_keys else ''}"
+        for f in facts
+    ]
 
 
 @contextmanager
@@ -210,9 +219,9 @@ def _gold_part(path: str, span: _Range) -> tuple[list[str], list[str]]:
     same: dict[str, str] = {}
     with paused_gc():
         for block in _chunks(Path(path), span):
-            for g in decode(block):
-                docs.append(same.setdefault(g.doc_id, g.doc_id))
-                keys.append(_key(g.fact))
+            rows = decode(block)
+            docs += [same.setdefault(d, d) for d in [g.doc_id for g in rows]]
+            keys += _keys([g.fact for g in rows])
     return docs, keys
 
 
@@ -231,16 +240,12 @@ def _prediction_part(
     same: dict[str, tuple[str, ...]] = {}  # one tuple per distinct cited document
     with paused_gc():
         for block in _chunks(Path(path), span):
-            for f in decode(block):
-                evidence = f.evidence
-                if len(evidence) == 1:
-                    doc = evidence[0].doc_id
-                    docs: tuple[str, ...] = same.get(doc) or same.setdefault(doc, (doc,))
-                else:
-                    docs = tuple(dict.fromkeys(e.doc_id for e in evidence))
-                cited.append(docs)
-                keys.append(_key(f))
-                if flags is not None:
+            rows = decode(block)
+            start = len(cited)
+            cited += [_cited(f.evidence, same) for f in rows]
+            keys += _keys(rows)
+            if flags is not None:
+                for f, docs in zip(rows, cited[start:], strict=True):
                     s, o = f.subject, f.object_entity
                     flags.append(
                         checks.flags(  # type: ignore[union-attr]
@@ -252,6 +257,14 @@ def _prediction_part(
                         )
                     )
     return cited, keys, flags.tobytes() if flags is not None else None
+
+
+def _cited(evidence: list[_Evidence], same: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The documents a fact cites, in order; one shared tuple per single cited document."""
+    if len(evidence) == 1:
+        doc = evidence[0].doc_id
+        return same.get(doc) or same.setdefault(doc, (doc,))
+    return tuple(dict.fromkeys(e.doc_id for e in evidence))
 
 
 def _gold_slow(path: Path) -> KeyRows:
