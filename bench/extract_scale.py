@@ -108,6 +108,17 @@ def write_files(folder: Path, n: int, documents: int) -> None:
             said.write(fact_line(i, doc, predicate, obj, rng) + "\n")
 
 
+def run_odke(*args: str) -> tuple[str, float, float]:
+    """Run the venv's ``odke`` with ``args``: its stdout, wall seconds and peak memory (MB)."""
+    odke = Path(sys.executable).with_name("odke")
+    start = time.perf_counter()
+    done = subprocess.run([str(odke), *args], capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"odke failed: {done.stderr.strip()}")
+    return done.stdout, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--facts", type=int, default=1_000_000)
@@ -116,26 +127,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_files(folder, args.facts, args.documents)
-        odke = Path(sys.executable).with_name("odke")
-        cmd = [
-            str(odke),
-            "eval",
-            "extract",
-            "--labels",
-            str(folder / "gold.jsonl"),
-            "--predictions",
-            str(folder / "facts.jsonl"),
-            "--items",
-            str(folder / "items.jsonl"),
+        stdout, seconds, peak_mb = run_odke(
+            "eval", "extract", "--labels", str(folder / "gold.jsonl"),
+            "--predictions", str(folder / "facts.jsonl"), "--items", str(folder / "items.jsonl"),
             "--json",
-        ]
-        start = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            sys.exit(f"odke failed: {done.stderr.strip()}")
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        metrics = json.loads(done.stdout)["metrics"]
+        )  # fmt: skip
+        metrics = json.loads(stdout)["metrics"]
     rows = 2 * args.facts
     print(
         f"odke eval extract: {args.facts:,} gold + {args.facts:,} predicted over {args.documents:,} documents"

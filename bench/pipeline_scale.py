@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from extract_scale import write_files
+from extract_scale import run_odke, write_files
 
 
 def main() -> None:
@@ -36,28 +32,11 @@ def main() -> None:
                     for i in range(d, args.facts, args.documents)
                 )
                 docs.write(json.dumps({"id": f"doc_{d:06d}.txt", "text": text}) + "\n")
-        odke = Path(sys.executable).with_name("odke")
-        cmd = [
-            str(odke),
-            "eval",
-            "pipeline",
-            "--labels",
-            str(folder / "gold.jsonl"),
-            "--documents",
-            str(folder / "docs.jsonl"),
-            "--predictions",
-            str(folder / "facts.jsonl"),
-            "--items",
-            str(folder / "items.jsonl"),
-            "--report",
-            str(folder / "report.json"),
-        ]
-        start = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, text=True)
-        seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            sys.exit(f"odke failed: {done.stderr.strip()}")
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        _, seconds, peak_mb = run_odke(
+            "eval", "pipeline", "--labels", str(folder / "gold.jsonl"),
+            "--documents", str(folder / "docs.jsonl"), "--predictions", str(folder / "facts.jsonl"),
+            "--items", str(folder / "items.jsonl"), "--report", str(folder / "report.json"),
+        )  # fmt: skip
         row = json.loads((folder / "report.json").read_text())["rows"][0]
     print(
         f"odke eval pipeline --predictions: {args.facts:,} facts over {args.documents:,} documents"

@@ -23,6 +23,7 @@ from openodke.cli.eval_stages import (
     Predictions,
     Report,
     Run,
+    _one_source,
 )
 from openodke.documents import load_documents
 from openodke.errors import InputError
@@ -100,8 +101,7 @@ def extract(
         return
     if labels is None:
         raise InputError("--labels is required (odke eval extract --describe shows the format)")
-    if (predictions is None) == (run is None):
-        raise InputError("give one of --predictions or --run")
+    _one_source(predictions, run, required="Fact rows, or --run pkg.mod:Extractor")
     for name, path in (("ontology", ontology), ("config", config)):
         if path is not None and not path.exists():
             raise InputError(f"--{name}: no such file", path=str(path))
