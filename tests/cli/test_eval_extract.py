@@ -247,6 +247,7 @@ def test_no_items_file_unless_asked(tmp_path, monkeypatch):
 
 
 def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
+    from openodke.eval.key_table import KeyTable
     from openodke.eval.matching import fact_key
 
     ada = Entity(key="Person:ada", type="Person")
@@ -260,5 +261,8 @@ def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
     ]  # fmt: skip
     dump_jsonl(tmp_path / "f.jsonl", facts)
     fast = load_prediction_keys(tmp_path / "f.jsonl")
-    assert fast.keys == [fact_key(f) for f in facts]
-    assert fast.docs == [f.doc_ids for f in facts]
+    api = KeyTable.of([fact_key(f) for f in facts])
+    for column in ("key", "subject", "object", "literal", "predicate"):
+        assert getattr(fast.keys, column).tolist() == getattr(api, column).tolist(), column
+    assert fast.keys.predicates == api.predicates
+    assert fast.docs.tuples() == [f.doc_ids for f in facts]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from openodke.eval.key_table import DocColumn, KeyTable
 from openodke.eval.labels import GoldFact
 from openodke.eval.matching import (
     DUPLICATE,
@@ -23,7 +24,6 @@ from openodke.eval.matching import (
     Matching,
     fact_key,
     match_keys,
-    predicate_of,
 )
 from openodke.eval.stage_report import StageReport, safe_div
 from openodke.protocols import bind_stage, call_stage
@@ -44,19 +44,20 @@ __all__ = [
 
 @dataclass
 class KeyRows:
-    """Gold rows as two parallel lists: each row's document and encoded key."""
+    """Gold rows in parallel: each row's document and encoded key (lists, or the fast
+    loader's :mod:`~openodke.eval.key_table` columns)."""
 
-    docs: list[str]
-    keys: list[str]
+    docs: list[str] | DocColumn
+    keys: list[str] | KeyTable
 
 
 @dataclass
 class PredictionKeyRows:
-    """Predictions as parallel lists: each one's cited documents and encoded key, and, when
-    asked for, its :mod:`~openodke.eval.fact_checks` flags."""
+    """Predictions in parallel: each one's cited documents and encoded key (lists or columns),
+    and, when asked for, its :mod:`~openodke.eval.fact_checks` flags."""
 
-    docs: list[tuple[str, ...]]
-    keys: list[str]
+    docs: list[tuple[str, ...]] | DocColumn
+    keys: list[str] | KeyTable
     flags: np.ndarray | None = None
 
 
@@ -121,10 +122,8 @@ class ExtractionScore:
     def report(self, stage: str = "extract") -> StageReport:
         """The StageReport: micro P/R/F1, miss kinds, and a per-predicate breakdown."""
         m = self.matching
-        names: dict[str, int] = {}
-        key_predicate = np.fromiter(
-            (names.setdefault(predicate_of(k), len(names)) for k in m.keys), np.int64, len(m.keys)
-        )
+        key_predicate, predicates = m.table.predicate_ids()
+        names = {n: i for i, n in enumerate(predicates)}
         width = max(len(names), 1)
 
         def table(keys: np.ndarray, status: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ import gc
 import multiprocessing
 import os
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -29,6 +29,7 @@ import numpy as np
 
 from openodke.eval.extract import KeyRows, PredictionKeyRows
 from openodke.eval.jsonl import load_jsonl
+from openodke.eval.key_table import DocColumn, KeyTable
 from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
 from openodke.types import Fact, normalise_value
@@ -59,7 +60,7 @@ class _Entity(msgspec.Struct, forbid_unknown_fields=True):
     key: str
     type: str = "Thing"
     label: str | None = None
-    aliases: list[str] = []
+    aliases: tuple[str, ...] = ()
     external_id: str | None = None
     resolution: _Resolution | None = None
     attributes: dict[str, Any] = {}
@@ -88,7 +89,7 @@ class _Evidence(msgspec.Struct, forbid_unknown_fields=True):
 
 class _Support(msgspec.Struct, forbid_unknown_fields=True):
     source: str
-    documents: list[str] = []
+    documents: tuple[str, ...] = ()
     tier: _Tier = "unverified"
     retrieved_at: datetime | None = None
 
@@ -101,15 +102,15 @@ class _Fact(msgspec.Struct, forbid_unknown_fields=True):
     object_value: _Value | None = None
     polarity: Literal["asserted", "denied", "partial"] = "asserted"
     qualifiers: dict[str, Any] = {}
-    identity_keys: list[str] = []
+    identity_keys: tuple[str, ...] = ()
     valid_from: datetime | None = None
     valid_to: datetime | None = None
-    evidence: list[_Evidence] = []
+    evidence: tuple[_Evidence, ...] = ()
     extractor: str = "unknown"
     confidence: float = 0.0
     verdict: Literal["unchecked", "supported", "contradicted", "not_found"] = "unchecked"
     support: int = 1
-    supported_by: list[_Support] = []
+    supported_by: tuple[_Support, ...] = ()
     retired_at: datetime | None = None
 
     def __post_init__(self) -> None:
@@ -122,12 +123,8 @@ class _Gold(msgspec.Struct, forbid_unknown_fields=True):
     fact: _Fact
 
 
-def _object(f: _Fact) -> str:
-    o = f.object_entity
-    if o is not None:
-        return "E" + o.key
-    value = f.object_value
-    return "L" + (str(value) if type(value) is int else normalise_value(value))
+def _literal(value: _Value | None) -> str:
+    return str(value) if type(value) is int else normalise_value(value)
 
 
 def _scoped(f: _Fact) -> str:
@@ -136,16 +133,25 @@ def _scoped(f: _Fact) -> str:
     return repr(pairs) if pairs else ""
 
 
-def _keys(facts: list[_Fact]) -> list[str]:
-    """The strings :func:`~openodke.eval.matching.fact_key` builds, without the model.
-
-    One comprehension for a block of rows: a loop with a call per row costs a third more.
-    """
-    return [
-        f"{f.predicate}\x1f{f.subject.key}\x1f{f.subject.type}\x1f{_object(f)}\x1f{f.polarity}"
-        f"\x1f{_scoped(f) if f.identity_keys else ''}"
-        for f in facts
-    ]
+def _table(facts: list[_Fact]) -> KeyTable:
+    """The facts' key table: the parts :func:`~openodke.eval.matching.fact_key` joins, built
+    without the model, one comprehension per part (a call per row costs more)."""
+    subjects = [f.subject for f in facts]
+    objects = [f.object_entity for f in facts]
+    return KeyTable.of_parts(
+        (
+            [f.predicate for f in facts],
+            [e.key for e in subjects],
+            [e.type for e in subjects],
+            [
+                o.key if o is not None else _literal(f.object_value)
+                for f, o in zip(facts, objects, strict=True)
+            ],
+            [o is None for o in objects],
+            [f.polarity for f in facts],
+            [_scoped(f) if f.identity_keys else "" for f in facts],
+        )
+    )
 
 
 @contextmanager
@@ -179,7 +185,7 @@ def without_gc(function: F) -> F:
 
 
 _FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError)
-_CHUNK = 16 << 20  # bytes decoded at once: bounds the structs alive at any time
+_CHUNK = 256 << 10  # bytes decoded at once: small enough that its rows stay in the CPU cache
 _Range = tuple[int, int]
 
 
@@ -211,41 +217,44 @@ def _chunks(path: Path, span: _Range) -> Iterator[bytes]:
             yield block
 
 
-def _gold_part(path: str, span: _Range) -> tuple[list[str], list[str]]:
+def _gold_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable]:
     decode = msgspec.json.Decoder(_Gold).decode_lines
-    docs: list[str] = []
-    keys: list[str] = []
-    # One object per distinct document id: a tenth of the memory, and pickled once.
-    same: dict[str, str] = {}
+    docs: list[DocColumn] = []
+    keys: list[KeyTable] = []
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            docs += [same.setdefault(d, d) for d in [g.doc_id for g in rows]]
-            keys += _keys([g.fact for g in rows])
-    return docs, keys
+            docs.append(DocColumn.of([g.doc_id for g in rows]))
+            keys.append(_table([g.fact for g in rows]))
+    if not keys:
+        raise ValueError("no rows")  # the pydantic reader says what is wrong
+    return DocColumn.concat(docs), KeyTable.concat(keys)
 
 
 # Set by load_both before its workers fork, so they inherit it instead of receiving a copy.
 _CHECKS: FactChecks | None = None
 
 
-def _prediction_part(
-    path: str, span: _Range
-) -> tuple[list[tuple[str, ...]], list[str], bytes | None]:
+def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, bytes | None]:
     decode = msgspec.json.Decoder(_Fact).decode_lines
-    cited: list[tuple[str, ...]] = []
-    keys: list[str] = []
+    docs: list[DocColumn] = []
+    keys: list[KeyTable] = []
     checks = _CHECKS
     flags = array("b") if checks is not None else None
-    same: dict[str, tuple[str, ...]] = {}  # one tuple per distinct cited document
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            start = len(cited)
-            cited += [_cited(f.evidence, same) for f in rows]
-            keys += _keys(rows)
+            evidence = [f.evidence for f in rows]
+            firsts = [e[0].doc_id if e else "" for e in evidence]
+            present = np.fromiter(map(bool, evidence), bool, len(evidence))
+            more = {
+                j: tuple(dict.fromkeys(e.doc_id for e in evidence[j]))
+                for j in [j for j, e in enumerate(evidence) if len(e) > 1]
+            }
+            docs.append(DocColumn.of_firsts(firsts, present, more))
+            keys.append(_table(rows))
             if flags is not None:
-                for f, docs in zip(rows, cited[start:], strict=True):
+                for j, f in enumerate(rows):
                     s, o = f.subject, f.object_entity
                     flags.append(
                         checks.flags(  # type: ignore[union-attr]
@@ -253,18 +262,13 @@ def _prediction_part(
                             (s.key, s.type, s.label),
                             (o.key, o.type, o.label) if o is not None else None,
                             f.object_value,
-                            docs,
+                            more.get(j) or ((firsts[j],) if evidence[j] else ()),
                         )
                     )
-    return cited, keys, flags.tobytes() if flags is not None else None
-
-
-def _cited(evidence: list[_Evidence], same: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
-    """The documents a fact cites, in order; one shared tuple per single cited document."""
-    if len(evidence) == 1:
-        doc = evidence[0].doc_id
-        return same.get(doc) or same.setdefault(doc, (doc,))
-    return tuple(dict.fromkeys(e.doc_id for e in evidence))
+    if not keys:
+        raise ValueError("no rows")
+    raw = flags.tobytes() if flags is not None else None
+    return DocColumn.concat(docs), KeyTable.concat(keys), raw
 
 
 def _gold_slow(path: Path) -> KeyRows:
@@ -283,9 +287,7 @@ def _predictions_slow(path: Path) -> PredictionKeyRows:
 def load_gold_keys(path: str | Path) -> KeyRows:
     """Each GoldFact line's document and key; the pydantic reader on any line refused here."""
     try:
-        docs, keys = _gold_part(str(path), _ranges(Path(path), 1)[0])
-        if keys:
-            return KeyRows(docs, keys)
+        return KeyRows(*_gold_part(str(path), _ranges(Path(path), 1)[0]))
     except (*_FAST_ERRORS, IndexError):
         pass
     return _gold_slow(Path(path))
@@ -295,8 +297,7 @@ def load_prediction_keys(path: str | Path) -> PredictionKeyRows:
     """Each Fact line's cited documents and key; the pydantic reader on any line refused here."""
     try:
         cited, keys, flags = _prediction_part(str(path), _ranges(Path(path), 1)[0])
-        if keys:
-            return PredictionKeyRows(cited, keys, _flags(flags))
+        return PredictionKeyRows(cited, keys, _flags(flags))
     except (*_FAST_ERRORS, IndexError):
         pass
     return _predictions_slow(Path(path))
@@ -348,40 +349,27 @@ def _load_both(
 def _load_parallel(
     gold_path: Path, said_path: Path, workers: int
 ) -> tuple[KeyRows, PredictionKeyRows]:
+    if "fork" not in multiprocessing.get_all_start_methods():
+        # Workers must share this process's string hashes (key_table) and modules: only fork does.
+        return load_gold_keys(gold_path), load_prediction_keys(said_path)
     gold_parts = _ranges(gold_path, workers)
     said_parts = _ranges(said_path, workers)
-    # fork shares the loaded modules and never re-imports the caller's __main__ (spawn would).
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    if method != "fork" and _CHECKS is not None:  # spawned workers would not inherit the checks
-        return load_gold_keys(gold_path), load_prediction_keys(said_path)
-    context = multiprocessing.get_context(method)
+    context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         gold_jobs = [pool.submit(_gold_part, str(gold_path), span) for span in gold_parts]
         said_jobs = [pool.submit(_prediction_part, str(said_path), span) for span in said_parts]
         with paused_gc():
             try:
-                docs, keys = _joined(job.result() for job in gold_jobs)
-                gold = KeyRows(docs, keys) if keys else _gold_slow(gold_path)
+                docs, keys = zip(*(job.result() for job in gold_jobs), strict=True)
+                gold = KeyRows(DocColumn.concat(docs), KeyTable.concat(keys))
             except _FAST_ERRORS:
                 gold = _gold_slow(gold_path)
             try:
-                parts = [job.result() for job in said_jobs]
-                cited, said_keys = _joined((a, b) for a, b, _ in parts)
-                flags = None
-                if _CHECKS is not None:
-                    flags = _flags(b"".join(c or b"" for _, _, c in parts))
-                said = PredictionKeyRows(cited, said_keys, flags)
-                if not said_keys:
-                    said = _predictions_slow(said_path)
+                cited, said_keys, flags = zip(*(job.result() for job in said_jobs), strict=True)
+                raw = b"".join(f or b"" for f in flags) if _CHECKS is not None else None
+                said = PredictionKeyRows(
+                    DocColumn.concat(cited), KeyTable.concat(said_keys), _flags(raw)
+                )
             except _FAST_ERRORS:
                 said = _predictions_slow(said_path)
     return gold, said
-
-
-def _joined(parts: Iterable[tuple[list[Any], list[str]]]) -> tuple[list[Any], list[str]]:
-    first: list[Any] = []
-    second: list[str] = []
-    for a, b in parts:
-        first += a
-        second += b
-    return first, second

@@ -15,14 +15,13 @@ gold row of a group (in input order) pairs with the k-th prediction of that grou
 from __future__ import annotations
 
 import ast
-import itertools
-import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from openodke.eval.key_table import DocColumn, KeyTable, hashes_of
 from openodke.types import Fact, normalise_value
 
 __all__ = [
@@ -40,8 +39,6 @@ __all__ = [
     "encode_key",
     "fact_key",
     "match_keys",
-    "number",
-    "predicate_of",
 ]
 
 # Status codes, shared by gold rows and predictions.
@@ -93,11 +90,6 @@ def decode_key(text: str) -> MatchKey:
     )
 
 
-def predicate_of(text: str) -> str:
-    """The predicate of an encoded key."""
-    return text[: text.index(_SEP)]
-
-
 def fact_key(fact: Fact) -> str:
     """A Fact's encoded key."""
     if fact.object_entity is not None:
@@ -117,20 +109,6 @@ def fact_key(fact: Fact) -> str:
     )
 
 
-def _is_literal(key: str) -> bool:
-    return key.split(_SEP, 4)[3][:1] == "L"
-
-
-def _subject_group(key: str) -> str:
-    p, s, t, _obj, pol, scoped = key.split(_SEP)
-    return _SEP.join((p, s, t, pol, scoped))
-
-
-def _object_group(key: str) -> str:
-    p, _s, _t, obj, pol, _scoped = key.split(_SEP)
-    return _SEP.join((p, obj, pol))
-
-
 @dataclass
 class Matching:
     """Each gold row's and each prediction's outcome, as numpy arrays of status codes.
@@ -139,7 +117,8 @@ class Matching:
     is HIT, WRONG_VALUE, WRONG_ENTITY, SPURIOUS, DUPLICATE or UNSCORED. ``gold_partner[i]`` and
     ``pred_partner[j]`` index the row each was paired with (-1: none). ``gold_doc[i]`` and
     ``pred_doc[j]`` index ``documents`` (-1 for a prediction that is uncited or unscored).
-    ``gold_key``/``pred_key`` index ``keys``, the distinct encoded keys.
+    ``gold_key``/``pred_key`` index the distinct keys: ``table`` holds their parts, ``keys``
+    their encoded strings (built when first read).
     """
 
     gold_status: np.ndarray
@@ -151,7 +130,14 @@ class Matching:
     documents: list[str]
     gold_key: np.ndarray
     pred_key: np.ndarray
-    keys: list[str]
+    table: KeyTable
+
+    @property
+    def keys(self) -> list[str]:
+        """The distinct encoded keys, by key id (kept when matching was given key strings)."""
+        if self.table.strings is None:
+            raise ValueError("this matching was made on the fast path, which keeps no key strings")
+        return self.table.strings
 
     def counts(self) -> dict[str, int]:
         """tp, fp, fn and the four kinds of miss, over everything scored."""
@@ -192,49 +178,33 @@ def _ranked(groups: np.ndarray) -> np.ndarray:
     return rank
 
 
-def number(strings: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Dense ids for ``strings`` (equal strings, equal ids) and the distinct strings by id.
-
-    Strings are numbered by their hash with numpy, then every string is checked against its id's
-    first string, so a hash collision can never merge two keys (it falls back to a dict).
-    """
-    n = len(strings)
-    column = np.empty(n, dtype=object)
-    column[:] = strings
-    hashes = np.fromiter(map(hash, strings), np.int64, n)
-    _, first, ids = np.unique(hashes, return_index=True, return_inverse=True)
-    distinct = column[first]
-    if all(map(operator.eq, strings, distinct[ids])):
-        return ids.astype(np.int64), distinct
-    seen: dict[str, int] = {}
-    ids = np.fromiter((seen.setdefault(s, len(seen)) for s in strings), np.int64, n)
-    return ids, np.array(list(seen), dtype=object)
-
-
 def match_keys(
-    gold_docs: Sequence[str],
-    gold_keys: Sequence[str],
-    pred_docs: Sequence[tuple[str, ...]],
-    pred_keys: Sequence[str],
+    gold_docs: Sequence[str] | DocColumn,
+    gold_keys: Sequence[str] | KeyTable,
+    pred_docs: Sequence[tuple[str, ...]] | DocColumn,
+    pred_keys: Sequence[str] | KeyTable,
     labelled: Iterable[str] | None = None,
 ) -> Matching:
     """Match gold rows (document, key) with predictions (cited documents, key).
 
-    ``labelled`` names the documents the gold covers beyond the gold's own; a prediction scores in
-    the first labelled document it cites, and one citing only other documents is ``unscored``.
-    The same key twice in one document counts once (``duplicate``).
+    Keys are encoded strings or a :class:`~openodke.eval.key_table.KeyTable`; documents plain
+    or as a :class:`~openodke.eval.key_table.DocColumn`. ``labelled`` names the documents the
+    gold covers beyond the gold's own; a prediction scores in the first labelled document it
+    cites, and one citing only other documents is ``unscored``. The same key twice in one
+    document counts once (``duplicate``).
     """
-    ng, npred = len(gold_keys), len(pred_keys)
-    documents = list(dict.fromkeys(gold_docs))
-    if labelled is not None:
-        documents = list(dict.fromkeys([*documents, *labelled]))
-    doc_index = {doc: i for i, doc in enumerate(documents)}
-    g_doc = np.fromiter(map(doc_index.__getitem__, gold_docs), np.int64, ng)
-    p_doc = _scored_docs(pred_docs, doc_index)
-    key_ids, distinct = number([*gold_keys, *pred_keys])
-    g_key, p_key = key_ids[:ng], key_ids[ng:]
-    keys: list[str] = distinct.tolist()
-    width = max(len(keys), 1)
+    g_docs = gold_docs if isinstance(gold_docs, DocColumn) else DocColumn.of(gold_docs)
+    cited = pred_docs if isinstance(pred_docs, DocColumn) else DocColumn.of_cited(pred_docs)
+    g_table = gold_keys if isinstance(gold_keys, KeyTable) else KeyTable.of(gold_keys)
+    p_table = pred_keys if isinstance(pred_keys, KeyTable) else KeyTable.of(pred_keys)
+    ng, npred = len(g_table), len(p_table)
+    documents, doc_hashes, g_doc = _documents(g_docs, labelled)
+    p_doc = _scored_docs(cited, documents, doc_hashes)
+    both = KeyTable.concat([g_table, p_table])
+    _, first, key_ids = np.unique(both.key, return_index=True, return_inverse=True)
+    table = both.take(first)
+    g_key, p_key = key_ids[:ng].astype(np.int64), key_ids[ng:].astype(np.int64)
+    width = max(len(first), 1)
 
     g_status = np.full(ng, MISSING, dtype=np.int8)
     p_status = np.full(npred, SPURIOUS, dtype=np.int8)
@@ -246,9 +216,9 @@ def match_keys(
     g_code = g_doc * width + g_key
     g_first, g_repeat = _first_of_each(g_code, np.arange(ng))
     g_status[g_repeat] = DUPLICATE
-    cited = np.flatnonzero(p_doc >= 0)
+    scored = np.flatnonzero(p_doc >= 0)
     p_code = p_doc * width + p_key
-    p_first, p_repeat = _first_of_each(p_code, cited)
+    p_first, p_repeat = _first_of_each(p_code, scored)
     p_status[p_repeat] = DUPLICATE
 
     def pair(gi: np.ndarray, pj: np.ndarray, status: np.ndarray | int) -> None:
@@ -261,7 +231,8 @@ def match_keys(
         g_code[g_first], p_code[p_first], assume_unique=True, return_indices=True
     )
     pair(g_first[a], p_first[b], HIT)
-    _near(keys, g_key, g_doc, p_key, p_doc, g_status, p_status, pair, any_doc=False)
+    near = _Near(table, g_key, g_doc, p_key, p_doc, g_status, p_status, pair)
+    near.run(any_doc=False)
 
     uncited = np.flatnonzero((p_doc == -1) & (p_status == SPURIOUS))
     if len(uncited):
@@ -272,21 +243,47 @@ def match_keys(
         pair(gi, pj, HIT)
         mask = np.zeros(npred, dtype=bool)
         mask[u_first] = True
-        _near(keys, g_key, g_doc, p_key, p_doc, g_status, p_status, pair, any_doc=True, only=mask)
+        near.run(any_doc=True, only=mask)
     return Matching(
-        g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, g_key, p_key, keys
+        g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, g_key, p_key, table
     )
 
 
-def _scored_docs(pred_docs: Sequence[tuple[str, ...]], doc_index: dict[str, int]) -> np.ndarray:
+def _documents(
+    gold_docs: DocColumn, labelled: Iterable[str] | None
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The labelled documents (gold's in first-seen order, then ``labelled``'s), their hashes,
+    and each gold row's index among them."""
+    distinct, seen_at = np.unique(gold_docs.hashes, return_index=True)
+    order = np.argsort(seen_at)
+    position = np.empty(len(order), dtype=np.int64)
+    position[order] = np.arange(len(order))
+    g_doc = position[np.searchsorted(distinct, gold_docs.hashes)]
+    doc_hashes = distinct[order]
+    documents = [gold_docs.names[h] for h in doc_hashes.tolist()]
+    if labelled is not None:
+        known = set(documents)
+        extra = [d for d in dict.fromkeys(labelled) if d not in known]
+        documents += extra
+        doc_hashes = np.concatenate([doc_hashes, hashes_of(extra)])
+    return documents, doc_hashes, g_doc
+
+
+def _scored_docs(cited: DocColumn, documents: list[str], doc_hashes: np.ndarray) -> np.ndarray:
     """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled)."""
-    n = len(pred_docs)
-    firsts = [docs[0] if docs else "" for docs in pred_docs]
-    lookup: Callable[[str, int], int] = doc_index.get
-    first = np.fromiter(map(lookup, firsts, itertools.repeat(-2, n)), np.int64, n)
-    first[np.fromiter(map(len, pred_docs), np.int64, n) == 0] = -1
-    for j in np.flatnonzero(first == -2).tolist():
-        first[j] = _scored_doc(pred_docs[j], doc_index)
+    first = np.full(len(cited), -2, dtype=np.int64)
+    if len(doc_hashes):
+        sorter = np.argsort(doc_hashes)
+        ordered = doc_hashes[sorter]
+        at = np.minimum(np.searchsorted(ordered, cited.hashes), len(ordered) - 1)
+        found = ordered[at] == cited.hashes
+        first[found] = sorter[at[found]]
+    first[~cited.present] = -1
+    unlabelled = [j for j in cited.more if first[j] == -2]
+    if unlabelled:
+        doc_index = {doc: i for i, doc in enumerate(documents)}
+        for j in unlabelled:
+            first[j] = _scored_doc(cited.more[j], doc_index)
     return first
 
 
@@ -318,40 +315,42 @@ def _pair_by_rank(
     return g_rows[a], p_rows[b]
 
 
-def _near(
-    keys: list[str],
-    g_key: np.ndarray,
-    g_doc: np.ndarray,
-    p_key: np.ndarray,
-    p_doc: np.ndarray,
-    g_status: np.ndarray,
-    p_status: np.ndarray,
-    pair: Callable[[np.ndarray, np.ndarray, np.ndarray | int], None],
-    *,
-    any_doc: bool,
-    only: np.ndarray | None = None,
-) -> None:
+@dataclass
+class _Near:
     """Passes two (same subject) and three (same object) over what is still unpaired."""
-    for group_of, is_subject in ((_subject_group, True), (_object_group, False)):
-        gi = np.flatnonzero(g_status == MISSING)
-        pmask = (p_status == SPURIOUS) & ((p_doc == -1) if any_doc else (p_doc >= 0))
-        if only is not None:
-            pmask &= only
-        pj = np.flatnonzero(pmask)
-        if len(gi) == 0 or len(pj) == 0:
-            return
-        needed = np.unique(np.concatenate([g_key[gi], p_key[pj]]))
-        group_ids, _ = number([group_of(keys[k]) for k in needed.tolist()])
-        group_of_key = np.full(len(keys), -1, dtype=np.int64)
-        group_of_key[needed] = group_ids
-        n_groups = int(group_ids.max()) + 1 if len(group_ids) else 1
-        g_groups = group_of_key[g_key[gi]] + (0 if any_doc else g_doc[gi] * n_groups)
-        p_groups = group_of_key[p_key[pj]] + (0 if any_doc else p_doc[pj] * n_groups)
-        a, b = _pair_by_rank(g_groups, gi, p_groups, pj)
-        if is_subject:
-            literal = np.fromiter((_is_literal(keys[k]) for k in g_key[a].tolist()), bool, len(a))
-            literal &= np.fromiter((_is_literal(keys[k]) for k in p_key[b].tolist()), bool, len(b))
-            both = literal
-            pair(a, b, np.where(both, WRONG_VALUE, WRONG_ENTITY).astype(np.int8))
-        else:
-            pair(a, b, WRONG_ENTITY)
+
+    table: KeyTable
+    g_key: np.ndarray
+    g_doc: np.ndarray
+    p_key: np.ndarray
+    p_doc: np.ndarray
+    g_status: np.ndarray
+    p_status: np.ndarray
+    pair: Callable[[np.ndarray, np.ndarray, np.ndarray | int], None]
+
+    def run(self, *, any_doc: bool, only: np.ndarray | None = None) -> None:
+        """Pair leftovers within a document (or, ``any_doc``, anywhere), predictions in ``only``."""
+        for groups in (self.table.subject, self.table.object):
+            gi = np.flatnonzero(self.g_status == MISSING)
+            pmask = (self.p_status == SPURIOUS) & (
+                (self.p_doc == -1) if any_doc else (self.p_doc >= 0)
+            )
+            if only is not None:
+                pmask &= only
+            pj = np.flatnonzero(pmask)
+            if len(gi) == 0 or len(pj) == 0:
+                return
+            needed = np.unique(np.concatenate([self.g_key[gi], self.p_key[pj]]))
+            _, group_ids = np.unique(groups[needed], return_inverse=True)
+            group_of_key = np.full(len(self.table), -1, dtype=np.int64)
+            group_of_key[needed] = group_ids
+            n_groups = int(group_ids.max()) + 1 if len(group_ids) else 1
+            g_groups = group_of_key[self.g_key[gi]] + (0 if any_doc else self.g_doc[gi] * n_groups)
+            p_groups = group_of_key[self.p_key[pj]] + (0 if any_doc else self.p_doc[pj] * n_groups)
+            a, b = _pair_by_rank(g_groups, gi, p_groups, pj)
+            if groups is self.table.subject:
+                literal = self.table.literal
+                both = literal[self.g_key[a]] & literal[self.p_key[b]]
+                self.pair(a, b, np.where(both, WRONG_VALUE, WRONG_ENTITY).astype(np.int8))
+            else:
+                self.pair(a, b, WRONG_ENTITY)

@@ -23,6 +23,7 @@ from openodke.eval.eval_report import Usage, row_from_score
 from openodke.eval.extract import ExtractionScore, score_keys
 from openodke.eval.fact_checks import FactChecks
 from openodke.eval.jsonl import load_jsonl
+from openodke.eval.key_table import DocColumn
 from openodke.eval.labels import GoldFact
 from openodke.eval.pipeline_diagnosis import Findings, diagnose_pipeline
 from openodke.eval.report_models import (
@@ -339,6 +340,7 @@ def score_fact_file(
     flags = said.flags if said.flags is not None else np.zeros(len(said.keys), np.int8)
     rows = [_row(name, score, checks, flags, None)]
     inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold.keys)})
-    notes = [*missing_documents(dict.fromkeys(gold.docs), inputs.documents), *notes]
+    gold_docs = gold.docs.names.values() if isinstance(gold.docs, DocColumn) else gold.docs
+    notes = [*missing_documents(gold_docs, inputs.documents), *notes]
     report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
     return PipelineResult(report=report, score=score, facts=[])
