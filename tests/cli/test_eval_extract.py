@@ -266,3 +266,16 @@ def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
         assert getattr(fast.keys, column).tolist() == getattr(api, column).tolist(), column
     assert fast.keys.predicates == api.predicates
     assert fast.docs.tuples() == [f.doc_ids for f in facts]
+
+
+def test_items_lines_are_what_json_dumps_writes():
+    from openodke.cli.eval_extract import document_items
+
+    ids = ['d"1', "é/2", "tab\there", "plain"]
+    gold = [GoldFact(doc_id=d, fact=Fact(subject=Entity(key="a"), predicate="p", object_value=i))
+            for i, d in enumerate(ids)]  # fmt: skip
+    score = score_facts(gold, [])
+    expected = "".join(
+        json.dumps({"id": d, "tp": 0, "fp": 0, "fn": 1}, ensure_ascii=False) + "\n" for d in ids
+    )
+    assert document_items(score) == expected

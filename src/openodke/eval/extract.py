@@ -122,15 +122,17 @@ class ExtractionScore:
     def report(self, stage: str = "extract") -> StageReport:
         """The StageReport: micro P/R/F1, miss kinds, and a per-predicate breakdown."""
         m = self.matching
-        key_predicate, predicates = m.table.predicate_ids()
+        row_predicate, predicates = m.rows.predicate_ids()
         names = {n: i for i, n in enumerate(predicates)}
         width = max(len(names), 1)
+        ng = len(m.gold_status)
 
-        def table(keys: np.ndarray, status: np.ndarray) -> np.ndarray:
-            codes = key_predicate[keys] * 7 + status
+        def table(rows: np.ndarray, status: np.ndarray) -> np.ndarray:
+            codes = rows * 7 + status
             return np.bincount(codes, minlength=7 * width).reshape(width, 7)
 
-        g, p = table(m.gold_key, m.gold_status), table(m.pred_key, m.pred_status)
+        g = table(row_predicate[:ng], m.gold_status)
+        p = table(row_predicate[ng:], m.pred_status)
         breakdown: dict[str, dict[str, object]] = {}
         for name in sorted(names):
             gr, pr = g[names[name]], p[names[name]]

@@ -30,6 +30,7 @@ import numpy as np
 from openodke.eval.extract import KeyRows, PredictionKeyRows
 from openodke.eval.jsonl import load_jsonl
 from openodke.eval.key_table import DocColumn, KeyTable
+from openodke.eval.keyhash import doc_hashes, fact_hashes
 from openodke.eval.labels import GoldFact
 from openodke.eval.matching import fact_key
 from openodke.types import Fact, normalise_value
@@ -123,10 +124,6 @@ class _Gold(msgspec.Struct, forbid_unknown_fields=True):
     fact: _Fact
 
 
-def _literal(value: _Value | None) -> str:
-    return str(value) if type(value) is int else normalise_value(value)
-
-
 def _scoped(f: _Fact) -> str:
     q = f.qualifiers
     pairs = tuple(sorted((k, repr(q[k])) for k in f.identity_keys if k in q))
@@ -134,24 +131,33 @@ def _scoped(f: _Fact) -> str:
 
 
 def _table(facts: list[_Fact]) -> KeyTable:
-    """The facts' key table: the parts :func:`~openodke.eval.matching.fact_key` joins, built
-    without the model, one comprehension per part (a call per row costs more)."""
-    subjects = [f.subject for f in facts]
-    objects = [f.object_entity for f in facts]
-    return KeyTable.of_parts(
-        (
-            [f.predicate for f in facts],
-            [e.key for e in subjects],
-            [e.type for e in subjects],
-            [
-                o.key if o is not None else _literal(f.object_value)
-                for f, o in zip(facts, objects, strict=True)
-            ],
-            [o is None for o in objects],
-            [f.polarity for f in facts],
-            [_scoped(f) if f.identity_keys else "" for f in facts],
-        )
-    )
+    """The facts' key table (:func:`~openodke.eval.keyhash.fact_hashes`)."""
+    n = len(facts)
+    subject, obj, predicate = (np.empty(n, np.int64) for _ in range(3))
+    literal = np.empty(n, np.uint8)
+    predicates: dict[int, str] = {}
+    fact_hashes(facts, normalise_value, _scoped, subject, obj, predicate, literal, predicates)
+    return KeyTable.of_hashes(subject, obj, literal.view(bool), predicate, predicates)
+
+
+def _cited(rows: list[_Fact]) -> DocColumn:
+    """Each prediction's cited documents."""
+    n = len(rows)
+    hashes, counts = np.empty(n, np.int64), np.empty(n, np.int64)
+    names: dict[int, str] = {}
+    doc_hashes(rows, True, hashes, counts, names)
+    more = {
+        j: tuple(dict.fromkeys(e.doc_id for e in rows[j].evidence))
+        for j in np.flatnonzero(counts > 1).tolist()
+    }
+    return DocColumn(hashes, names, counts > 0, more)
+
+
+def _gold_docs(rows: list[_Gold]) -> DocColumn:
+    hashes = np.empty(len(rows), np.int64)
+    names: dict[int, str] = {}
+    doc_hashes(rows, False, hashes, hashes, names)
+    return DocColumn(hashes, names, np.ones(len(rows), dtype=bool))
 
 
 @contextmanager
@@ -224,7 +230,7 @@ def _gold_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable]:
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            docs.append(DocColumn.of([g.doc_id for g in rows]))
+            docs.append(_gold_docs(rows))
             keys.append(_table([g.fact for g in rows]))
     if not keys:
         raise ValueError("no rows")  # the pydantic reader says what is wrong
@@ -244,17 +250,11 @@ def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, byte
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            evidence = [f.evidence for f in rows]
-            firsts = [e[0].doc_id if e else "" for e in evidence]
-            present = np.fromiter(map(bool, evidence), bool, len(evidence))
-            more = {
-                j: tuple(dict.fromkeys(e.doc_id for e in evidence[j]))
-                for j in [j for j, e in enumerate(evidence) if len(e) > 1]
-            }
-            docs.append(DocColumn.of_firsts(firsts, present, more))
+            cited = _cited(rows)
+            docs.append(cited)
             keys.append(_table(rows))
             if flags is not None:
-                for j, f in enumerate(rows):
+                for f, documents in zip(rows, cited.tuples(), strict=True):
                     s, o = f.subject, f.object_entity
                     flags.append(
                         checks.flags(  # type: ignore[union-attr]
@@ -262,7 +262,7 @@ def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, byte
                             (s.key, s.type, s.label),
                             (o.key, o.type, o.label) if o is not None else None,
                             f.object_value,
-                            more.get(j) or ((firsts[j],) if evidence[j] else ()),
+                            documents,
                         )
                     )
     if not keys:

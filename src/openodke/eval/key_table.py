@@ -28,18 +28,21 @@ def hashes_of(values: Iterable[object], n: int | None = None) -> np.ndarray:
     return np.fromiter(map(hash, values), np.int64, count)
 
 
-def _names(hashes: np.ndarray, strings: Sequence[str]) -> dict[int, str]:
-    """hash → string, for each distinct hash."""
-    distinct, first = np.unique(hashes, return_index=True)
-    return dict(zip(distinct.tolist(), map(strings.__getitem__, first.tolist()), strict=True))
+def _names(hashes: np.ndarray, strings: Iterable[str]) -> dict[int, str]:
+    """hash → string (a repeated string just writes its entry again)."""
+    return dict(zip(hashes.tolist(), strings, strict=True))
+
+
+# An odd 64-bit multiplier (2^64 / golden ratio): key = subject group * M + object group, wrapping.
+_MIX = np.int64(-7046029254386353131)
 
 
 @dataclass
 class KeyTable:
-    """Per row: hashes of the key, of its subject group (predicate, subject, subject type,
-    polarity, identity qualifiers) and object group (predicate, object, literal or entity,
-    polarity), whether the object is a literal, and the predicate's hash (``predicates`` names
-    each). ``strings`` holds the encoded keys when they were built (the Fact-based path)."""
+    """Per row: hashes of its subject group (predicate, subject, subject type, polarity,
+    identity qualifiers) and object group (predicate, object, literal or entity, polarity), the
+    key made of both, whether the object is a literal, and the predicate's hash (``predicates``
+    names each). ``strings`` holds the encoded keys when they were built (the Fact-based path)."""
 
     key: np.ndarray
     subject: np.ndarray
@@ -53,20 +56,36 @@ class KeyTable:
         return len(self.key)
 
     @classmethod
+    def of_hashes(
+        cls,
+        subject: np.ndarray,
+        obj: np.ndarray,
+        literal: np.ndarray,
+        predicate: np.ndarray,
+        predicates: dict[int, str],
+        strings: list[str] | None = None,
+    ) -> KeyTable:
+        """The table from the group hashes (see :meth:`of_parts` for how they are made)."""
+        key = subject * _MIX + obj  # the two groups together name every part of the key
+        return cls(key, subject, obj, literal, predicate, predicates, strings)
+
+    @classmethod
     def of_parts(cls, parts: _Parts, strings: list[str] | None = None) -> KeyTable:
         """The table for parallel lists: predicate, subject, subject type, object (entity key or
-        normalised literal), literal flag, polarity, identity qualifiers (``""`` for none)."""
+        normalised literal), literal flag, polarity, identity qualifiers (``""`` for none).
+
+        The fast loader hashes the same tuples from its structs; keep the two in step.
+        """
         p, s, t, o, literal, pol, scoped = parts
         n = len(p)
         predicate = hashes_of(p)
-        return cls(
-            key=hashes_of(zip(p, s, t, o, literal, pol, scoped, strict=True), n),
-            subject=hashes_of(zip(p, s, t, pol, scoped, strict=True), n),
-            object=hashes_of(zip(p, o, literal, pol, strict=True), n),
-            literal=np.array(literal, dtype=bool),
-            predicate=predicate,
-            predicates=_names(predicate, p),
-            strings=strings,
+        return cls.of_hashes(
+            hashes_of(zip(p, s, t, pol, scoped, strict=True), n),
+            hashes_of(zip(p, o, literal, pol, strict=True), n),
+            np.array(literal, dtype=bool),
+            predicate,
+            _names(predicate, p),
+            strings,
         )
 
     @classmethod
@@ -77,7 +96,7 @@ class KeyTable:
             p, s, t, o, pol, scoped = k.split(SEP)
             values = (p, s, t, o[1:], o[:1] == "L", pol, scoped)
             for column, value in zip(parts, values, strict=True):
-                column.append(value)  # type: ignore[arg-type]
+                column.append(value)  # type: ignore[attr-defined]
         return cls.of_parts(parts, list(keys))
 
     @classmethod
@@ -91,21 +110,19 @@ class KeyTable:
         predicates: dict[int, str] = {}
         for t in tables:
             predicates.update(t.predicates)
-        return cls(
-            *(np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS),
-            predicates=predicates,
-            strings=strings,
-        )
+        arrays = {name: np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS}
+        return cls(**arrays, predicates=predicates, strings=strings)
 
     def take(self, rows: np.ndarray) -> KeyTable:
         """The rows ``rows``."""
         strings = None if self.strings is None else [self.strings[i] for i in rows.tolist()]
-        arrays = (getattr(self, name)[rows] for name in _ARRAYS)
-        return KeyTable(*arrays, predicates=self.predicates, strings=strings)
+        arrays = {name: getattr(self, name)[rows] for name in _ARRAYS}
+        return KeyTable(**arrays, predicates=self.predicates, strings=strings)
 
     def predicate_ids(self) -> tuple[np.ndarray, list[str]]:
         """Each row's predicate as an index into the returned names."""
-        distinct, ids = np.unique(self.predicate, return_inverse=True)
+        distinct = np.unique(self.predicate)  # few: looking rows up beats sorting them
+        ids = np.searchsorted(distinct, self.predicate)
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 
@@ -144,11 +161,10 @@ class DocColumn:
     def of_firsts(
         cls, firsts: list[str], present: np.ndarray, more: dict[int, tuple[str, ...]]
     ) -> DocColumn:
-        """From each row's first cited document (anything where ``present`` is False) and, for
-        rows citing several, all of them."""
+        """From each row's first cited document (``""`` where ``present`` is False, named but
+        never looked up) and, for rows citing several, all of them."""
         hashes = hashes_of(firsts)
-        named = [f for f, cites in zip(firsts, present.tolist(), strict=True) if cites]
-        return cls(hashes, _names(hashes[present], named), present, more)
+        return cls(hashes, _names(hashes, firsts), present, more)
 
     @classmethod
     def concat(cls, columns: Sequence[DocColumn]) -> DocColumn:

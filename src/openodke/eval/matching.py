@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -117,8 +118,9 @@ class Matching:
     is HIT, WRONG_VALUE, WRONG_ENTITY, SPURIOUS, DUPLICATE or UNSCORED. ``gold_partner[i]`` and
     ``pred_partner[j]`` index the row each was paired with (-1: none). ``gold_doc[i]`` and
     ``pred_doc[j]`` index ``documents`` (-1 for a prediction that is uncited or unscored).
-    ``gold_key``/``pred_key`` index the distinct keys: ``table`` holds their parts, ``keys``
-    their encoded strings (built when first read).
+    ``rows`` holds every gold row's then every prediction's key hashes. ``gold_key`` and
+    ``pred_key`` number the distinct keys, ``table`` holds one row per key and ``keys`` their
+    encoded strings: all three are worked out when first read, as scoring needs none of them.
     """
 
     gold_status: np.ndarray
@@ -128,9 +130,27 @@ class Matching:
     pred_partner: np.ndarray
     pred_doc: np.ndarray
     documents: list[str]
-    gold_key: np.ndarray
-    pred_key: np.ndarray
-    table: KeyTable
+    rows: KeyTable
+
+    @cached_property
+    def _numbered(self) -> tuple[np.ndarray, np.ndarray]:
+        _, first, ids = np.unique(self.rows.key, return_index=True, return_inverse=True)
+        return first, ids.astype(np.int64)
+
+    @property
+    def gold_key(self) -> np.ndarray:
+        """Each gold row's key id."""
+        return self._numbered[1][: len(self.gold_status)]
+
+    @property
+    def pred_key(self) -> np.ndarray:
+        """Each prediction's key id."""
+        return self._numbered[1][len(self.gold_status) :]
+
+    @cached_property
+    def table(self) -> KeyTable:
+        """One row per key id."""
+        return self.rows.take(self._numbered[0])
 
     @property
     def keys(self) -> list[str]:
@@ -200,11 +220,8 @@ def match_keys(
     ng, npred = len(g_table), len(p_table)
     documents, doc_hashes, g_doc = _documents(g_docs, labelled)
     p_doc = _scored_docs(cited, documents, doc_hashes)
-    both = KeyTable.concat([g_table, p_table])
-    _, first, key_ids = np.unique(both.key, return_index=True, return_inverse=True)
-    table = both.take(first)
-    g_key, p_key = key_ids[:ng].astype(np.int64), key_ids[ng:].astype(np.int64)
-    width = max(len(first), 1)
+    rows = KeyTable.concat([g_table, p_table])
+    g_key, p_key = rows.key[:ng], rows.key[ng:]
 
     g_status = np.full(ng, MISSING, dtype=np.int8)
     p_status = np.full(npred, SPURIOUS, dtype=np.int8)
@@ -213,11 +230,11 @@ def match_keys(
     p_partner = np.full(npred, -1, dtype=np.int64)
     p_doc[p_doc == -2] = -1
 
-    g_code = g_doc * width + g_key
+    g_code = _in_document(g_key, g_doc)
     g_first, g_repeat = _first_of_each(g_code, np.arange(ng))
     g_status[g_repeat] = DUPLICATE
     scored = np.flatnonzero(p_doc >= 0)
-    p_code = p_doc * width + p_key
+    p_code = _in_document(p_key, p_doc)
     p_first, p_repeat = _first_of_each(p_code, scored)
     p_status[p_repeat] = DUPLICATE
 
@@ -231,7 +248,7 @@ def match_keys(
         g_code[g_first], p_code[p_first], assume_unique=True, return_indices=True
     )
     pair(g_first[a], p_first[b], HIT)
-    near = _Near(table, g_key, g_doc, p_key, p_doc, g_status, p_status, pair)
+    near = _Near(rows, ng, g_doc, p_doc, g_status, p_status, pair)
     near.run(any_doc=False)
 
     uncited = np.flatnonzero((p_doc == -1) & (p_status == SPURIOUS))
@@ -244,9 +261,17 @@ def match_keys(
         mask = np.zeros(npred, dtype=bool)
         mask[u_first] = True
         near.run(any_doc=True, only=mask)
-    return Matching(
-        g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, g_key, p_key, table
-    )
+    return Matching(g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, rows)
+
+
+# An odd 64-bit multiplier: (key hash, document) pairs to one int64, wrapping; two different
+# pairs share a code with probability 2^-64, as two keys share a hash (key_table).
+_DOC_MIX = np.int64(-4658895280553007687)
+
+
+def _in_document(hashes: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """One code per (hash, document) pair."""
+    return hashes + docs * _DOC_MIX
 
 
 def _documents(
@@ -319,10 +344,9 @@ def _pair_by_rank(
 class _Near:
     """Passes two (same subject) and three (same object) over what is still unpaired."""
 
-    table: KeyTable
-    g_key: np.ndarray
+    rows: KeyTable
+    n_gold: int
     g_doc: np.ndarray
-    p_key: np.ndarray
     p_doc: np.ndarray
     g_status: np.ndarray
     p_status: np.ndarray
@@ -330,27 +354,23 @@ class _Near:
 
     def run(self, *, any_doc: bool, only: np.ndarray | None = None) -> None:
         """Pair leftovers within a document (or, ``any_doc``, anywhere), predictions in ``only``."""
-        for groups in (self.table.subject, self.table.object):
+        ng, literal = self.n_gold, self.rows.literal
+        for groups in (self.rows.subject, self.rows.object):
             gi = np.flatnonzero(self.g_status == MISSING)
-            pmask = (self.p_status == SPURIOUS) & (
-                (self.p_doc == -1) if any_doc else (self.p_doc >= 0)
-            )
+            pmask = self.p_status == SPURIOUS
+            pmask &= (self.p_doc == -1) if any_doc else (self.p_doc >= 0)
             if only is not None:
                 pmask &= only
             pj = np.flatnonzero(pmask)
             if len(gi) == 0 or len(pj) == 0:
                 return
-            needed = np.unique(np.concatenate([self.g_key[gi], self.p_key[pj]]))
-            _, group_ids = np.unique(groups[needed], return_inverse=True)
-            group_of_key = np.full(len(self.table), -1, dtype=np.int64)
-            group_of_key[needed] = group_ids
-            n_groups = int(group_ids.max()) + 1 if len(group_ids) else 1
-            g_groups = group_of_key[self.g_key[gi]] + (0 if any_doc else self.g_doc[gi] * n_groups)
-            p_groups = group_of_key[self.p_key[pj]] + (0 if any_doc else self.p_doc[pj] * n_groups)
+            g_groups, p_groups = groups[gi], groups[ng + pj]
+            if not any_doc:
+                g_groups = _in_document(g_groups, self.g_doc[gi])
+                p_groups = _in_document(p_groups, self.p_doc[pj])
             a, b = _pair_by_rank(g_groups, gi, p_groups, pj)
-            if groups is self.table.subject:
-                literal = self.table.literal
-                both = literal[self.g_key[a]] & literal[self.p_key[b]]
+            if groups is self.rows.subject:
+                both = literal[a] & literal[ng + b]
                 self.pair(a, b, np.where(both, WRONG_VALUE, WRONG_ENTITY).astype(np.int8))
             else:
                 self.pair(a, b, WRONG_ENTITY)
