@@ -8,9 +8,11 @@ JSON path, and summed into the report row's ``conformance`` and ``hallucination`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from openodke.eval.key_table import DocColumn
 from openodke.eval.report_models import Conformance, Hallucination
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact
@@ -31,58 +33,62 @@ class FactChecks:
     def __init__(self, ontology: Ontology | None, documents: Sequence[Document]) -> None:
         self.ontology = ontology
         self.texts = {d.id: d.text.casefold() for d in documents}
+        self._by_hash = {hash(doc): text for doc, text in self.texts.items()}  # as key_table
         self._fits: dict[tuple[str, str, str | None], bool] = {}
 
     def _conformant(self, predicate: str, subject_type: str, object_type: str | None) -> bool:
-        key = (predicate, subject_type, object_type)
-        fits = self._fits.get(key)
-        if fits is None:
-            o = self.ontology
-            assert o is not None
-            found = o.predicate(predicate)
-            fits = bool(
-                found is not None
-                and o.covers(found, subject_type)
-                and o.fits_range(found, object_type)
-            )
-            self._fits[key] = fits
-        return fits
+        o = self.ontology
+        assert o is not None
+        found = o.predicate(predicate)
+        return bool(
+            found is not None and o.covers(found, subject_type) and o.fits_range(found, object_type)
+        )
 
-    def flags(
-        self,
-        predicate: str,
-        subject: tuple[str, str, str | None],
-        obj: tuple[str, str, str | None] | None,
-        value: object,
-        docs: Sequence[str],
-    ) -> int:
-        """Bit flags for one fact; ``subject``/``obj`` are (key, type, label), obj None for a
-        literal ``value``; ``docs`` the documents it cites."""
-        bits = 0
-        if self.ontology is not None and self._conformant(
-            predicate, subject[1], obj[1] if obj is not None else None
-        ):
-            bits |= CONFORMANT
-        text = next((self.texts[d] for d in docs if d in self.texts), None)
-        if text is not None:
-            bits |= CHECKED
-            if _name(subject[0], subject[2]) not in text:
-                bits |= SUBJECT_UNNAMED
-            named = _name(obj[0], obj[2]) if obj is not None else str(value).casefold()
-            if named not in text:
-                bits |= OBJECT_UNNAMED
+    def flags(self, facts: Sequence[Any], cited: DocColumn) -> np.ndarray:
+        """Bit flags per fact: Facts, or the fast loader's structs (the same attributes);
+        ``cited`` the documents each cites (the first with a text is checked)."""
+        n = len(facts)
+        bits = np.zeros(n, dtype=np.int8)
+        subjects = [f.subject for f in facts]
+        objects = [f.object_entity for f in facts]
+        if self.ontology is not None:
+            keys = [
+                (f.predicate, s.type, o.type if o is not None else None)
+                for f, s, o in zip(facts, subjects, objects, strict=True)
+            ]
+            fits = self._fits
+            for key in set(keys).difference(fits):
+                fits[key] = self._conformant(*key)
+            bits[np.fromiter(map(fits.__getitem__, keys), bool, n)] |= CONFORMANT
+        by_hash = self._by_hash
+        found = [
+            by_hash.get(h) if cites else None
+            for h, cites in zip(cited.hashes.tolist(), cited.present.tolist(), strict=True)
+        ]
+        for j, docs in cited.more.items():
+            found[j] = next((self.texts[d] for d in docs if d in self.texts), None)
+        checked = [(i, text) for i, text in enumerate(found) if text is not None]
+        bits[[i for i, _ in checked]] |= CHECKED
+        subject_unnamed = [
+            i for i, text in checked if _name(subjects[i].key, subjects[i].label) not in text
+        ]
+        bits[subject_unnamed] |= SUBJECT_UNNAMED
+        object_unnamed = [
+            i
+            for i, text in checked
+            if (
+                _name(o.key, o.label)
+                if (o := objects[i]) is not None
+                else str(facts[i].object_value).casefold()
+            )
+            not in text
+        ]
+        bits[object_unnamed] |= OBJECT_UNNAMED
         return bits
 
-    def of_fact(self, fact: Fact) -> int:
-        """The flags of a Fact."""
-        s, o = fact.subject, fact.object_entity
-        return self.flags(
-            fact.predicate,
-            (s.key, s.type, s.label),
-            (o.key, o.type, o.label) if o is not None else None,
-            fact.object_value,
-            fact.doc_ids,
-        )
+    def of_facts(self, facts: Sequence[Fact]) -> np.ndarray:
+        """The flags of Facts."""
+        return self.flags(facts, DocColumn.of_cited([f.doc_ids for f in facts]))
 
     def summarise(self, flags: np.ndarray) -> tuple[Conformance | None, Hallucination]:
         """The report row's conformance (None without an ontology) and hallucination."""

@@ -15,7 +15,6 @@ import functools
 import gc
 import multiprocessing
 import os
-from array import array
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -246,28 +245,18 @@ def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, byte
     docs: list[DocColumn] = []
     keys: list[KeyTable] = []
     checks = _CHECKS
-    flags = array("b") if checks is not None else None
+    flags: list[np.ndarray] = []
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
             cited = _cited(rows)
             docs.append(cited)
             keys.append(_table(rows))
-            if flags is not None:
-                for f, documents in zip(rows, cited.tuples(), strict=True):
-                    s, o = f.subject, f.object_entity
-                    flags.append(
-                        checks.flags(  # type: ignore[union-attr]
-                            f.predicate,
-                            (s.key, s.type, s.label),
-                            (o.key, o.type, o.label) if o is not None else None,
-                            f.object_value,
-                            documents,
-                        )
-                    )
+            if checks is not None:
+                flags.append(checks.flags(rows, cited))
     if not keys:
         raise ValueError("no rows")
-    raw = flags.tobytes() if flags is not None else None
+    raw = np.concatenate(flags).tobytes() if checks is not None else None
     return DocColumn.concat(docs), KeyTable.concat(keys), raw
 
 
@@ -280,7 +269,7 @@ def _predictions_slow(path: Path) -> PredictionKeyRows:
     facts = load_jsonl(path, Fact)
     flags = None
     if _CHECKS is not None:
-        flags = np.fromiter(map(_CHECKS.of_fact, facts), np.int8, len(facts))
+        flags = _CHECKS.of_facts(facts)
     return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts], flags)
 
 

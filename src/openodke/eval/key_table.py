@@ -132,8 +132,8 @@ _ARRAYS = ("key", "subject", "object", "literal", "predicate")
 @dataclass
 class DocColumn:
     """Each row's document (for a prediction, the first it cites) as a hash, ``names`` naming
-    each; ``present`` False where a prediction cites none; ``more`` every document of a row
-    citing several."""
+    each in the order rows first name them; ``present`` False where a prediction cites none;
+    ``more`` every document of a row citing several."""
 
     hashes: np.ndarray
     names: dict[int, str]

@@ -177,11 +177,19 @@ class Matching:
 
 def _first_of_each(codes: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Split ``rows`` (ordered) into the first row of each code and the later repeats."""
-    order = np.argsort(codes[rows], kind="stable")
-    sorted_codes = codes[rows][order]
-    first = np.ones(len(rows), dtype=bool)
+    ordered = np.sort(codes[rows])  # a plain sort is several times faster than argsort
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated) == 0:  # the usual case: every code once
+        return rows, rows[:0]
+    involved = rows[np.isin(codes[rows], repeated)]
+    order = np.argsort(codes[involved], kind="stable")
+    sorted_codes = codes[involved][order]
+    first = np.ones(len(involved), dtype=bool)
     first[1:] = sorted_codes[1:] != sorted_codes[:-1]
-    return rows[order[first]], rows[order[~first]]
+    repeats = involved[order[~first]]
+    keep = np.ones(len(rows), dtype=bool)
+    keep[np.searchsorted(rows, repeats)] = False  # rows are in order
+    return rows[keep], repeats
 
 
 def _ranked(groups: np.ndarray) -> np.ndarray:
@@ -279,30 +287,31 @@ def _documents(
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The labelled documents (gold's in first-seen order, then ``labelled``'s), their hashes,
     and each gold row's index among them."""
-    distinct, seen_at = np.unique(gold_docs.hashes, return_index=True)
-    order = np.argsort(seen_at)
-    position = np.empty(len(order), dtype=np.int64)
-    position[order] = np.arange(len(order))
-    g_doc = position[np.searchsorted(distinct, gold_docs.hashes)]
-    doc_hashes = distinct[order]
-    documents = [gold_docs.names[h] for h in doc_hashes.tolist()]
+    documents = list(gold_docs.names.values())  # names keep first-seen order
+    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(documents))
     if labelled is not None:
         known = set(documents)
         extra = [d for d in dict.fromkeys(labelled) if d not in known]
         documents += extra
         doc_hashes = np.concatenate([doc_hashes, hashes_of(extra)])
-    return documents, doc_hashes, g_doc
+    return documents, doc_hashes, _positions(doc_hashes, gold_docs.hashes)
+
+
+def _positions(table: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    """Each of ``hashes``'s index in ``table`` (-2: not there)."""
+    found = np.full(len(hashes), -2, dtype=np.int64)
+    if len(table):
+        sorter = np.argsort(table)
+        ordered = table[sorter]
+        at = np.minimum(np.searchsorted(ordered, hashes), len(ordered) - 1)
+        hit = ordered[at] == hashes
+        found[hit] = sorter[at[hit]]
+    return found
 
 
 def _scored_docs(cited: DocColumn, documents: list[str], doc_hashes: np.ndarray) -> np.ndarray:
     """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled)."""
-    first = np.full(len(cited), -2, dtype=np.int64)
-    if len(doc_hashes):
-        sorter = np.argsort(doc_hashes)
-        ordered = doc_hashes[sorter]
-        at = np.minimum(np.searchsorted(ordered, cited.hashes), len(ordered) - 1)
-        found = ordered[at] == cited.hashes
-        first[found] = sorter[at[found]]
+    first = _positions(doc_hashes, cited.hashes)
     first[~cited.present] = -1
     unlabelled = [j for j in cited.more if first[j] == -2]
     if unlabelled:

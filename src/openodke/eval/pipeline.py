@@ -259,7 +259,7 @@ def score_pipeline(
     view = gold_view(inputs.gold, scored, documents=doc_ids)
     score = view.score
     checks = FactChecks(inputs.ontology, inputs.documents)
-    flags = np.fromiter(map(checks.of_fact, scored), np.int8, len(scored))
+    flags = checks.of_facts(scored)
     rows = [_row(name, score, checks, flags, usage)]
     if bench is not None:
         if submission is not None:
