@@ -121,3 +121,23 @@ def test_matcher_agrees_with_the_plain_loop_reference(gold, pred):
 def test_encode_decode_round_trip():
     k = ("born", "Person:ada", "Person", True, "1815", "asserted", (("as_of", "'2020'"),))
     assert tuple(decode_key(encode_key(MatchKey(*k)))) == k
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    table=st.lists(st.integers(-(2**63), 2**63 - 1), unique=True, max_size=40),
+    queries=st.lists(st.integers(-(2**63), 2**63 - 1), max_size=40),
+    low=st.integers(0, 15),
+)
+def test_positions_agree_with_a_dict(table, queries, low):
+    import numpy as np
+
+    from openodke.eval.matching import _positions
+
+    # Half the hashes share their low bits, so slots collide and the binary search is used.
+    table = [t if i % 2 else (t & ~15) | low for i, t in enumerate(table)]
+    table = list(dict.fromkeys(table))
+    queries = queries + table[::3]
+    index = {h: i for i, h in enumerate(table)}
+    got = _positions(np.array(table, dtype=np.int64), np.array(queries, dtype=np.int64))
+    assert got.tolist() == [index.get(q, -2) for q in queries]
