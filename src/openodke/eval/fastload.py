@@ -1,12 +1,16 @@
-"""The fast path for large extraction files: JSONL straight to match keys.
+"""The fast path for large extraction files: JSONL straight to columns of key hashes.
 
 ``odke eval extract`` on a million rows cannot afford a pydantic model per row, so this module
 decodes lines with msgspec structs that mirror :class:`~openodke.types.Fact` and
-:class:`~openodke.eval.labels.GoldFact` field for field (unknown keys forbidden), and reduces each
-to a :class:`~openodke.eval.matching.MatchKey`. Any line the structs refuse sends the whole file
-through the pydantic reader instead, which either accepts it (a coercion only pydantic makes) or
-raises the usual ``path:line: what is wrong``. So the fast path never accepts what the models
-refuse, and a test checks both paths give the same metrics.
+:class:`~openodke.eval.labels.GoldFact` field for field (unknown keys forbidden), a few hundred
+kilobytes of the memory-mapped file at a time, and hashes each block's keys and documents
+(:mod:`~openodke.eval.keyhash`) into a :class:`~openodke.eval.key_table.KeyTable` and
+:class:`~openodke.eval.key_table.DocColumn`. Large files are read in parts by forked workers.
+
+Any line the structs refuse sends the whole file through the pydantic reader instead, which
+either accepts it (a coercion only pydantic makes) or raises the usual ``path:line: what is
+wrong``. So the fast path never accepts what the models refuse, and a test checks both paths
+give the same metrics.
 """
 
 from __future__ import annotations
@@ -156,7 +160,7 @@ def _cited(rows: list[_Fact]) -> DocColumn:
 def _gold_docs(rows: list[_Gold]) -> DocColumn:
     hashes = np.empty(len(rows), np.int64)
     names: dict[int, str] = {}
-    doc_hashes(rows, False, hashes, hashes, names)
+    doc_hashes(rows, False, hashes, hashes, names)  # no counts for gold: any buffer will do
     return DocColumn(hashes, names, np.ones(len(rows), dtype=bool))
 
 
