@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from openodke.cli.eval_stages import (
+from openodke.cli.options import (
     AsJson,
     Config,
     Describe,
@@ -23,22 +23,18 @@ from openodke.cli.eval_stages import (
     Predictions,
     Report,
     Run,
-    _one_source,
+    one_source,
 )
-from openodke.documents import load_documents
 from openodke.errors import InputError
-from openodke.eval.diagnosis import gold_view
-from openodke.eval.eval_report import from_stage, report_json, row_from_score
-from openodke.eval.extract import ExtractionScore, run_facts, score_keys
+from openodke.eval.extract import ExtractionScore, score_keys
 from openodke.eval.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
-from openodke.eval.jsonl import load_jsonl, write_outputs
-from openodke.eval.labels import GoldFact, describe
-from openodke.eval.pipeline import PipelineInputs
-from openodke.eval.pipeline_diagnosis import diagnose_pipeline, render_findings
-from openodke.eval.report_models import Bootstrap
-from openodke.ontology import Ontology as OntologyModel
-from openodke.protocols import load_stage
-from openodke.types import Fact
+from openodke.eval.jsonl import write_outputs
+from openodke.eval.labels import describe
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline_diagnosis import Findings
+    from openodke.eval.stage_report import StageReport
+    from openodke.types import Document
 
 __all__ = ["document_items", "register", "score_extract_files"]
 
@@ -102,30 +98,19 @@ def extract(
         return
     if labels is None:
         raise InputError("--labels is required (odke eval extract --describe shows the format)")
-    _one_source(predictions, run, required="Fact rows, or --run pkg.mod:Extractor")
+    one_source(predictions, run, required="Fact rows, or --run pkg.mod:Extractor")
     for name, path in (("ontology", ontology), ("config", config)):
         if path is not None and not path.exists():
             raise InputError(f"--{name}: no such file", path=str(path))
-    docs = load_documents(documents) if documents is not None else None
+    docs = None
+    if documents is not None:
+        from openodke.documents import load_documents
+
+        docs = load_documents(documents)
     doc_ids = [d.id for d in docs] if docs is not None else None
     findings = None
     if run is not None or facts_file(predictions).stat().st_size < PARALLEL_BYTES:  # type: ignore[arg-type]
-        # Small enough to hold as Facts: score them and say where the row loses facts.
-        gold = load_jsonl(labels, GoldFact)
-        if run is not None:
-            if docs is None:
-                raise InputError("--run needs --documents: the texts to run the extractor on")
-            facts = run_facts(load_stage(run), docs)
-        else:
-            facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
-        view = gold_view(gold, facts, documents=doc_ids)
-        score = view.score
-        inputs = PipelineInputs(
-            gold=gold,
-            documents=docs or [],
-            ontology=OntologyModel.load(ontology) if ontology is not None else None,
-        )
-        findings = diagnose_pipeline(view, inputs, trace=config, row="extract")
+        score, findings = _score_in_full(labels, predictions, run, docs, ontology, config)
     else:
         assert predictions is not None
         score = score_extract_files(labels, predictions, doc_ids)
@@ -134,22 +119,70 @@ def extract(
         typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(stage.render())
-        for table in render_findings(findings, row="extract") if findings is not None else ():
-            typer.echo("")
-            typer.echo(table)
+        if findings is not None:
+            from openodke.eval.pipeline_diagnosis import render_findings
+
+            for table in render_findings(findings, row="extract"):
+                typer.echo("")
+                typer.echo(table)
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
     if report is not None:
-        row = row_from_score("extract", score)
-        how = Bootstrap(units=len(score.matching.documents))
-        made = from_stage(stage, rows=[row], bootstrap=how)
-        if findings is not None:
-            made = made.model_copy(
-                update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
-            )
-        outputs.append((report, report_json(made)))
+        outputs.append((report, _report_json(score, stage, findings)))
     write_outputs(outputs)
+
+
+# Only the small-file path and --report need the models, the diagnosis and the report: they are
+# imported there, so scoring a large file does not wait for them to load.
+
+
+def _score_in_full(
+    labels: Path,
+    predictions: Path | None,
+    run: str | None,
+    docs: list[Document] | None,
+    ontology: Path | None,
+    config: Path | None,
+) -> tuple[ExtractionScore, Findings]:
+    """Facts small enough to hold as models: scored, and where the row loses facts."""
+    from openodke.eval.diagnosis import gold_view
+    from openodke.eval.extract import run_facts
+    from openodke.eval.jsonl import load_jsonl
+    from openodke.eval.labels import GoldFact
+    from openodke.eval.pipeline import PipelineInputs
+    from openodke.eval.pipeline_diagnosis import diagnose_pipeline
+    from openodke.ontology import Ontology as OntologyModel
+    from openodke.protocols import load_stage
+    from openodke.types import Fact
+
+    gold = load_jsonl(labels, GoldFact)
+    if run is not None:
+        if docs is None:
+            raise InputError("--run needs --documents: the texts to run the extractor on")
+        facts = run_facts(load_stage(run), docs)
+    else:
+        facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
+    view = gold_view(gold, facts, documents=[d.id for d in docs] if docs is not None else None)
+    inputs = PipelineInputs(
+        gold=gold,
+        documents=docs or [],
+        ontology=OntologyModel.load(ontology) if ontology is not None else None,
+    )
+    return view.score, diagnose_pipeline(view, inputs, trace=config, row="extract")
+
+
+def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings | None) -> str:
+    from openodke.eval.eval_report import from_stage, report_json, row_from_score
+    from openodke.eval.report_models import Bootstrap
+
+    row = row_from_score("extract", score)
+    made = from_stage(stage, rows=[row], bootstrap=Bootstrap(units=len(score.matching.documents)))
+    if findings is not None:
+        made = made.model_copy(
+            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+        )
+    return report_json(made)
 
 
 def register(eval_app: typer.Typer) -> None:

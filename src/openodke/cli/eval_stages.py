@@ -14,6 +14,19 @@ from typing import Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel
 
+from openodke.cli.options import (
+    AsJson,
+    Config,
+    Describe,
+    Documents,
+    Items,
+    Labels,
+    Ontology,
+    Predictions,
+    Report,
+    Run,
+    one_source,
+)
 from openodke.errors import InputError
 from openodke.eval.calibration import evaluate_calibration, score_labels
 from openodke.eval.eval_report import from_stage, report_json
@@ -41,32 +54,6 @@ __all__ = ["register"]
 
 M = TypeVar("M", bound=BaseModel)
 
-Labels = Annotated[
-    Path | None, typer.Option("--labels", help="Label rows, one JSON object per line.")
-]
-Predictions = Annotated[
-    Path | None,
-    typer.Option("--predictions", help="Prediction rows (a sink's facts.jsonl or links.jsonl)."),
-]
-Run = Annotated[
-    str | None,
-    typer.Option("--run", help="Run a stage over the labels: package.module:Name."),
-]
-Ontology = Annotated[Path | None, typer.Option("--ontology", help="Ontology JSON or YAML.")]
-Documents = Annotated[
-    Path | None, typer.Option("--documents", help="A folder of texts, or Document JSONL.")
-]
-Config = Annotated[Path | None, typer.Option("--config", help="A run config (odke.yaml).")]
-Describe = Annotated[
-    bool, typer.Option("--describe", help="Print what to label and what to predict, then exit.")
-]
-AsJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
-Items = Annotated[
-    Path | None,
-    typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
-]
-Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
-
 
 def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
     if path is None:
@@ -74,15 +61,8 @@ def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
     return load_jsonl(path, model)
 
 
-def _one_source(predictions: Path | None, run: str | None, *, required: str | None = None) -> None:
-    if predictions is not None and run is not None:
-        raise InputError("give --predictions or --run, not both")
-    if required is not None and predictions is None and run is None:
-        raise InputError(f"give --predictions ({required})")
-
-
 def _given(path: Path | None) -> Path:
-    assert path is not None  # _one_source(required=...) has checked
+    assert path is not None  # one_source(required=...) has checked
     return path
 
 
@@ -143,7 +123,7 @@ def ground(
     if describe_:
         typer.echo(describe("ground"))
         return
-    _one_source(predictions, run)
+    one_source(predictions, run)
     _unused(ontology=ontology, documents=documents, config=config)
     rows = _labels(labels, GroundingLabel, "ground")
     predicted: list[Fact] | None = None
@@ -209,7 +189,7 @@ def score(
     if describe_:
         typer.echo(describe("score"))
         return
-    _one_source(predictions, run)
+    one_source(predictions, run)
     if items is not None:
         raise InputError("--items is right-or-wrong per item; score has no such item")
     _unused(ontology=ontology, documents=documents, config=config)
@@ -241,7 +221,7 @@ def gate(
     if describe_:
         typer.echo(describe("validate"))
         return
-    _one_source(predictions, run, required="ValidationPrediction rows, or --run pkg.mod:Gate")
+    one_source(predictions, run, required="ValidationPrediction rows, or --run pkg.mod:Gate")
     _unused(ontology=ontology, documents=documents, config=config)
     rows = _labels(labels, GateLabel, "gate")
     if run is not None:
@@ -271,7 +251,7 @@ def route(
     if describe_:
         typer.echo(describe("route"))
         return
-    _one_source(predictions, run, required="RoutePrediction rows, or --run pkg.mod:Router")
+    one_source(predictions, run, required="RoutePrediction rows, or --run pkg.mod:Router")
     _unused(ontology=ontology, documents=documents, config=config)
     rows = _labels(labels, RouteLabel, "route")
     if run is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
 
 import typer
 
@@ -56,15 +57,24 @@ class _State:
     debug = False
 
 
-def _register() -> None:
-    for name in _EVAL_MODULES:
-        module = _try_import(name)
-        if module is not None:
-            module.register(eval_app)
-    for name in _BENCH_MODULES:
-        module = _try_import(name)
-        if module is not None:
-            module.register(bench_app)
+# Eval commands with a module of their own: a command line naming one imports only that module
+# (the others' evaluators and models cost about half a second to load).
+_OWN_MODULE = {"extract": "eval_extract", "compare": "eval_compare", "pipeline": "eval_pipeline"}
+_registered: set[str] = set()
+
+
+def _register(argv: Sequence[str]) -> None:
+    """Add the command modules ``argv`` needs: all, unless it names an eval command above."""
+    words = [word for word in argv if not word.startswith("-")][:2]
+    only = _OWN_MODULE.get(words[1]) if words[:1] == ["eval"] and len(words) == 2 else None
+    for group, names in ((eval_app, _EVAL_MODULES), (bench_app, _BENCH_MODULES)):
+        for name in names:
+            if name in _registered or (only is not None and name != only):
+                continue
+            module = _try_import(name)
+            if module is not None:
+                module.register(group)
+            _registered.add(name)
 
 
 def _try_import(name: str):  # type: ignore[no-untyped-def]
@@ -76,13 +86,12 @@ def _try_import(name: str):  # type: ignore[no-untyped-def]
         raise
 
 
-_register()
-
-
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; an expected error prints one line and exits with its code, no traceback."""
+    args = sys.argv[1:] if argv is None else argv
+    _register(args)
     try:
-        app(args=argv, prog_name="odke")
+        app(args=args, prog_name="odke")
     except OdkeError as error:
         if _State.debug:
             raise

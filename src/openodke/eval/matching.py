@@ -1,8 +1,9 @@
-"""Extraction matching on plain keys: the core both the Python API and the CLI's fast path use.
+"""Extraction matching on key hashes: the core both the Python API and the CLI's fast path use.
 
-A row is reduced to one string key (:func:`encode_key`); keys and documents are numbered once and
-every pass runs on numpy arrays, so a million rows match in about a second. The Fact-based API and
-the JSON fast path build the same keys, so they give the same answer by construction.
+A row is reduced to hashes of its key parts and document (:mod:`~openodke.eval.key_table`;
+from :func:`encode_key` strings on the Fact path, straight from the JSON on the fast path, the
+same numbers either way) and every pass runs on numpy arrays, so a million rows match in about a
+second.
 
 Per document, three passes pair predictions with gold one-to-one (surface.md, "Extraction
 matching"): exact signature (literals normalised); then same subject, predicate, polarity and
