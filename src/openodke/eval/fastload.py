@@ -141,7 +141,7 @@ def _table(facts: list[_Fact]) -> KeyTable:
     literal = np.empty(n, np.uint8)
     predicates: dict[int, str] = {}
     fact_hashes(facts, normalise_value, _scoped, subject, obj, predicate, literal, predicates)
-    return KeyTable.of_hashes(subject, obj, literal.view(bool), predicate, predicates)
+    return KeyTable(subject, obj, literal.view(bool), predicate, predicates)
 
 
 def _cited(rows: list[_Fact]) -> DocColumn:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -44,7 +45,6 @@ class KeyTable:
     key made of both, whether the object is a literal, and the predicate's hash (``predicates``
     names each). ``strings`` holds the encoded keys when they were built (the Fact-based path)."""
 
-    key: np.ndarray
     subject: np.ndarray
     object: np.ndarray
     literal: np.ndarray
@@ -53,21 +53,13 @@ class KeyTable:
     strings: list[str] | None = None
 
     def __len__(self) -> int:
-        return len(self.key)
+        return len(self.subject)
 
-    @classmethod
-    def of_hashes(
-        cls,
-        subject: np.ndarray,
-        obj: np.ndarray,
-        literal: np.ndarray,
-        predicate: np.ndarray,
-        predicates: dict[int, str],
-        strings: list[str] | None = None,
-    ) -> KeyTable:
-        """The table from the group hashes (see :meth:`of_parts` for how they are made)."""
-        key = subject * _MIX + obj  # the two groups together name every part of the key
-        return cls(key, subject, obj, literal, predicate, predicates, strings)
+    @cached_property
+    def key(self) -> np.ndarray:
+        """The key's hash: both groups together name every part of it. Worked out when read, so
+        the fast loader's workers send one column less."""
+        return self.subject * _MIX + self.object
 
     @classmethod
     def of_parts(cls, parts: _Parts, strings: list[str] | None = None) -> KeyTable:
@@ -79,7 +71,7 @@ class KeyTable:
         p, s, t, o, literal, pol, scoped = parts
         n = len(p)
         predicate = hashes_of(p)
-        return cls.of_hashes(
+        return cls(
             hashes_of(zip(p, s, t, pol, scoped, strict=True), n),
             hashes_of(zip(p, o, literal, pol, strict=True), n),
             np.array(literal, dtype=bool),
@@ -126,7 +118,7 @@ class KeyTable:
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 
-_ARRAYS = ("key", "subject", "object", "literal", "predicate")
+_ARRAYS = ("subject", "object", "literal", "predicate")
 
 
 @dataclass
