@@ -134,21 +134,23 @@ def _scoped(f: _Fact) -> str:
     return repr(pairs) if pairs else ""
 
 
-def _table(facts: list[_Fact]) -> KeyTable:
+# A part's blocks share one names dict per column (the last argument below), so joining the
+# blocks' tables never merges dicts.
+
+
+def _table(facts: list[_Fact], predicates: dict[int, str]) -> KeyTable:
     """The facts' key table (:func:`~openodke.eval.keyhash.fact_hashes`)."""
     n = len(facts)
     subject, obj, predicate = (np.empty(n, np.int64) for _ in range(3))
     literal = np.empty(n, np.uint8)
-    predicates: dict[int, str] = {}
     fact_hashes(facts, normalise_value, _scoped, subject, obj, predicate, literal, predicates)
     return KeyTable(subject, obj, literal.view(bool), predicate, predicates)
 
 
-def _cited(rows: list[_Fact]) -> DocColumn:
+def _cited(rows: list[_Fact], names: dict[int, str]) -> DocColumn:
     """Each prediction's cited documents."""
     n = len(rows)
     hashes, counts = np.empty(n, np.int64), np.empty(n, np.int64)
-    names: dict[int, str] = {}
     doc_hashes(rows, True, hashes, counts, names)
     more = {
         j: tuple(dict.fromkeys(e.doc_id for e in rows[j].evidence))
@@ -157,9 +159,8 @@ def _cited(rows: list[_Fact]) -> DocColumn:
     return DocColumn(hashes, names, counts > 0, more)
 
 
-def _gold_docs(rows: list[_Gold]) -> DocColumn:
+def _gold_docs(rows: list[_Gold], names: dict[int, str]) -> DocColumn:
     hashes = np.empty(len(rows), np.int64)
-    names: dict[int, str] = {}
     doc_hashes(rows, False, hashes, hashes, names)  # no counts for gold: any buffer will do
     return DocColumn(hashes, names, np.ones(len(rows), dtype=bool))
 
@@ -231,11 +232,13 @@ def _gold_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable]:
     decode = msgspec.json.Decoder(_Gold).decode_lines
     docs: list[DocColumn] = []
     keys: list[KeyTable] = []
+    names: dict[int, str] = {}
+    predicates: dict[int, str] = {}
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            docs.append(_gold_docs(rows))
-            keys.append(_table([g.fact for g in rows]))
+            docs.append(_gold_docs(rows, names))
+            keys.append(_table([g.fact for g in rows], predicates))
     if not keys:
         raise ValueError("no rows")  # the pydantic reader says what is wrong
     return DocColumn.concat(docs), KeyTable.concat(keys)
@@ -249,14 +252,16 @@ def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, byte
     decode = msgspec.json.Decoder(_Fact).decode_lines
     docs: list[DocColumn] = []
     keys: list[KeyTable] = []
+    names: dict[int, str] = {}
+    predicates: dict[int, str] = {}
     checks = _CHECKS
     flags: list[np.ndarray] = []
     with paused_gc():
         for block in _chunks(Path(path), span):
             rows = decode(block)
-            cited = _cited(rows)
+            cited = _cited(rows, names)
             docs.append(cited)
-            keys.append(_table(rows))
+            keys.append(_table(rows, predicates))
             if checks is not None:
                 flags.append(checks.flags(rows, cited))
     if not keys:

@@ -99,9 +99,11 @@ class KeyTable:
         strings = None
         if all(t.strings is not None for t in tables):
             strings = [s for t in tables for s in t.strings]  # type: ignore[union-attr]
-        predicates: dict[int, str] = {}
-        for t in tables:
-            predicates.update(t.predicates)
+        predicates = tables[0].predicates
+        if any(t.predicates is not predicates for t in tables):
+            predicates = {}
+            for t in tables:
+                predicates.update(t.predicates)
         arrays = {name: np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS}
         return cls(**arrays, predicates=predicates, strings=strings)
 
@@ -163,12 +165,16 @@ class DocColumn:
         """All rows of ``columns`` in order."""
         if len(columns) == 1:
             return columns[0]
-        names: dict[int, str] = {}
+        names = columns[0].names  # blocks of one part share theirs
+        if any(c.names is not names for c in columns):
+            names = {}
+            for c in columns:
+                names.update(c.names)
         more: dict[int, tuple[str, ...]] = {}
         offset = 0
         for c in columns:
-            names.update(c.names)
-            more.update((offset + j, docs) for j, docs in c.more.items())
+            if c.more:
+                more.update((offset + j, docs) for j, docs in c.more.items())
             offset += len(c)
         hashes = np.concatenate([c.hashes for c in columns])
         return cls(hashes, names, np.concatenate([c.present for c in columns]), more)
