@@ -14,8 +14,20 @@
 static PyObject *s_predicate, *s_subject, *s_key, *s_type, *s_polarity, *s_identity_keys,
     *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty;
 
+/* The hashes lately written to a names dict, by their low bits: a row repeating one of them
+ * (the same predicate, the same document as the row before) skips the dict. */
+#define RECENT 256
+typedef struct {
+    Py_hash_t hash[RECENT];
+    char used[RECENT];
+} Recent;
+
 /* names[h] = value unless set: the string each hash stands for. */
-static int remember(PyObject *names, Py_hash_t h, PyObject *value) {
+static int remember(PyObject *names, Py_hash_t h, PyObject *value, Recent *recent) {
+    size_t slot = (size_t)h & (RECENT - 1);
+    if (recent->used[slot] && recent->hash[slot] == h) return 0;
+    recent->used[slot] = 1;
+    recent->hash[slot] = h;
     PyObject *key = PyLong_FromSsize_t(h);
     if (key == NULL) return -1;
     int found = PyDict_Contains(names, key);
@@ -47,7 +59,8 @@ static Py_hash_t tuple_hash(PyObject *items[], Py_ssize_t n) {
 
 /* One fact's parts; returns -1 on error. */
 static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, int64_t *subject,
-                    int64_t *object, int64_t *predicate, uint8_t *literal, PyObject *predicates) {
+                    int64_t *object, int64_t *predicate, uint8_t *literal, PyObject *predicates,
+                    Recent *recent) {
     int err = -1;
     PyObject *pred = NULL, *subj = NULL, *skey = NULL, *stype = NULL, *pol = NULL, *ik = NULL,
              *scoped = NULL, *entity = NULL, *obj = NULL;
@@ -84,7 +97,7 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
     if (ho == -1 && PyErr_Occurred()) goto done;
     Py_hash_t hp = PyObject_Hash(pred);
     if (hp == -1 && PyErr_Occurred()) goto done;
-    if (remember(predicates, hp, pred) < 0) goto done;
+    if (remember(predicates, hp, pred, recent) < 0) goto done;
     *subject = hs;
     *object = ho;
     *predicate = hp;
@@ -116,13 +129,15 @@ static PyObject *fact_hashes(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(facts);
+    Recent recent = {{0}, {0}};
     if (writable(&subject, n, 8, "subject") < 0 || writable(&object, n, 8, "object") < 0 ||
         writable(&predicate, n, 8, "predicate") < 0 || writable(&literal, n, 1, "literal") < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of,
                      (int64_t *)subject.buf + i, (int64_t *)object.buf + i,
-                     (int64_t *)predicate.buf + i, (uint8_t *)literal.buf + i, predicates) < 0)
+                     (int64_t *)predicate.buf + i, (uint8_t *)literal.buf + i, predicates,
+                     &recent) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
@@ -149,6 +164,7 @@ static PyObject *doc_hashes(PyObject *self, PyObject *args) {
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(rows);
+    Recent recent = {{0}, {0}};
     if (writable(&hashes, n, 8, "hashes") < 0 || (cited && writable(&counts, n, 8, "counts") < 0))
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -175,7 +191,7 @@ static PyObject *doc_hashes(PyObject *self, PyObject *args) {
         }
         if (doc == NULL) goto done;
         Py_hash_t h = PyObject_Hash(doc);
-        int err = (h == -1 && PyErr_Occurred()) ? -1 : remember(names, h, doc);
+        int err = (h == -1 && PyErr_Occurred()) ? -1 : remember(names, h, doc, &recent);
         Py_DECREF(doc);
         if (err < 0) goto done;
         ((int64_t *)hashes.buf)[i] = h;
