@@ -1,7 +1,8 @@
 """The ``odke`` (alias ``openodke``) command: a thin layer over the library.
 
 Each command group lives in its own module with a ``register(app)`` function; this module only
-assembles them and maps errors to exit codes in one place.
+assembles the ones a command line needs (when :func:`main` runs) and maps errors to exit codes in
+one place.
 """
 
 from __future__ import annotations
