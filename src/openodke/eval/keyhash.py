@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from openodke.eval.key_table import hashes_of
+
 __all__ = ["COMPILED", "doc_hashes", "fact_hashes", "py_doc_hashes", "py_fact_hashes"]
 
 _PREDICATE = attrgetter("predicate")
@@ -55,10 +57,10 @@ def py_fact_hashes(
         scoped,
         strict=True,
     )
-    subject[:n] = np.fromiter(map(hash, groups), np.int64, n)
+    subject[:n] = hashes_of(groups, n)
     objects_groups = zip(names, values, flags, map(_POLARITY, facts), strict=True)
-    obj[:n] = np.fromiter(map(hash, objects_groups), np.int64, n)
-    predicate[:n] = np.fromiter(map(hash, names), np.int64, n)
+    obj[:n] = hashes_of(objects_groups, n)
+    predicate[:n] = hashes_of(names)
     literal[:n] = flags
     for h, name in zip(predicate[:n].tolist(), names, strict=True):
         predicates.setdefault(h, name)
@@ -76,7 +78,7 @@ def py_doc_hashes(
         counts[:n] = np.fromiter(map(len, evidence), np.int64, n)
     else:
         docs = [r.doc_id for r in rows]
-    hashes[:n] = np.fromiter(map(hash, docs), np.int64, n)
+    hashes[:n] = hashes_of(docs)
     for h, doc in zip(hashes[:n].tolist(), docs, strict=True):
         names.setdefault(h, doc)
 
