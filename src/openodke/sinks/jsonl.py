@@ -29,8 +29,13 @@ class JsonlSink:
     graph holds.
     """
 
-    def __init__(self, directory: str | Path) -> None:
-        self.directory = Path(directory)
+    name = "jsonl"
+
+    def __init__(self, directory: str | Path, *, base_dir: str | Path | None = None) -> None:
+        path = Path(directory)
+        if base_dir is not None and not path.is_absolute():
+            path = Path(base_dir) / path  # a run config's relative paths are its folder's
+        self.directory = path
 
     def __repr__(self) -> str:
         return f"JsonlSink({str(self.directory)!r})"
