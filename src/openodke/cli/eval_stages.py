@@ -28,12 +28,12 @@ from openodke.cli.options import (
     one_source,
 )
 from openodke.errors import InputError
-from openodke.eval.calibration import evaluate_calibration, score_labels
-from openodke.eval.eval_report import from_stage, report_json
-from openodke.eval.gate import evaluate_gate, gate_items, gate_labels
-from openodke.eval.ground import evaluate_grounding, ground_labels, grounding_items
-from openodke.eval.jsonl import load_jsonl, write_outputs
-from openodke.eval.labels import (
+from openodke.eval.engine.jsonl import load_jsonl, write_outputs
+from openodke.eval.report.build import from_stage, report_json
+from openodke.eval.report.stage_report import StageReport
+from openodke.eval.stages.gate import evaluate_gate, gate_items, gate_labels
+from openodke.eval.stages.ground import evaluate_grounding, ground_labels, grounding_items
+from openodke.eval.stages.labels import (
     CalibrationLabel,
     GateLabel,
     GroundingLabel,
@@ -43,10 +43,10 @@ from openodke.eval.labels import (
     ValidationPrediction,
     describe,
 )
-from openodke.eval.resolve import evaluate_resolution, load_links
-from openodke.eval.route import evaluate_routing, route_labels, routing_items
-from openodke.eval.spans import evaluate_spans, load_facts
-from openodke.eval.stage_report import StageReport
+from openodke.eval.stages.resolve import evaluate_resolution, load_links
+from openodke.eval.stages.route import evaluate_routing, route_labels, routing_items
+from openodke.eval.stages.score import evaluate_calibration, score_labels
+from openodke.eval.stages.spans import evaluate_spans, load_facts
 from openodke.protocols import load_stage
 from openodke.types import Fact
 
