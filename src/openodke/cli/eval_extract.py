@@ -33,7 +33,7 @@ from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.findings import Findings
-    from openodke.eval.report.stage_report import StageReport
+    from openodke.eval.stages.stage_report import StageReport
     from openodke.types import Document
 
 __all__ = ["document_items", "register", "score_extract_files"]

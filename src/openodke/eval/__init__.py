@@ -4,7 +4,6 @@ from openodke.eval.compare import Comparison, compare_items
 from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
 from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
 from openodke.eval.refusals import RefusalLabel, report_refusals
-from openodke.eval.report.stage_report import StageReport
 from openodke.eval.stages.extract import evaluate_extraction, run_extract
 from openodke.eval.stages.gate import evaluate_gate, run_validate
 from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
@@ -26,6 +25,7 @@ from openodke.eval.stages.route import evaluate_routing, run_route
 from openodke.eval.stages.score import evaluate_calibration, run_score
 from openodke.eval.stages.sink import assert_idempotent, check_idempotency, jsonl_counts
 from openodke.eval.stages.spans import evaluate_spans, load_facts
+from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import (
     Interval,
     McNemar,
