@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Evidence, Fact, GroundingVerdict, SourceTier, Support
 
 __all__ = ["CONFLICT", "SignatureCorroborator", "source_of"]

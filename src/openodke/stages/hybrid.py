@@ -13,7 +13,7 @@ from typing import Any
 
 from openodke.errors import InputError
 from openodke.llm import LLMClient, ModelRoles
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.stages.base import ExtractionResult
 from openodke.stages.chunkers import PassthroughChunker
 from openodke.stages.llm_extract import LLMExtractor

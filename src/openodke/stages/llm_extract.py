@@ -26,7 +26,7 @@ from typing import Any
 
 from openodke.errors import InputError
 from openodke.llm import LLMClient, LLMResponse, ModelRoles, ModelSpec, map_calls
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.ontology.snippet import OntologySnippet, coverage
 from openodke.stages.base import ExtractionResult, Rejection, rejected_counts
 from openodke.stages.chunkers import PassthroughChunker

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.stages.values import (
     parse_bool,
     parse_date,

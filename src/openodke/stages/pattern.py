@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from openodke.errors import InputError
-from openodke.ontology.model import Ontology, Predicate, lookup_form
+from openodke.ontology import Ontology
+from openodke.ontology.model import Predicate, lookup_form
 from openodke.stages.base import ExtractionResult
 from openodke.stages.facts import cited_evidence, make_fact
 from openodke.types import Chunk, Document, Fact

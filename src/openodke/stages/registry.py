@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
+from openodke.ontology import Ontology
 from openodke.ontology.checks import did_you_mean
-from openodke.ontology.model import Ontology
 
 __all__ = [
     "BUILT",

@@ -23,7 +23,7 @@ from itertools import combinations
 from rapidfuzz import fuzz
 
 from openodke.eval.diagnosis.sentences import name_key
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Entity, EntityLink, Fact, LinkKind, normalise_value
 
 __all__ = ["NativeResolver", "entities_of"]
