@@ -71,14 +71,18 @@ def ground_graph(
     *,
     ontology: Ontology | None = None,
 ) -> KnowledgeGraph:
-    """A graph of the rows' facts, each with a verdict; ``grounder`` None runs the free checks.
+    """A graph of the rows' facts, each with a verdict.
+
+    The free checks always run first (``grounder`` is put behind a ``CheckedGrounder`` unless it
+    is one); ``grounder`` None runs them alone.
 
     ``stats["stages"]["grounder"]`` holds the grounder's counts (``GroundingStats``) with
     ``no_document`` added; ``stats["prompts"]`` and ``stats["claim_formats"]`` what it asked with.
     """
     index = DocumentIndex(documents)
     facts = [_as_fact(row, index, ontology) for row in rows]
-    grounder = grounder if grounder is not None else CheckedGrounder(None, ontology)
+    if not isinstance(grounder, CheckedGrounder):
+        grounder = CheckedGrounder(grounder, ontology)
     grounded, uncited = ground_facts(facts, index, grounder)
     stats = getattr(grounder, "stats", None)
     counts: dict[str, Any] = dict(stats) if isinstance(stats, dict) else {}
