@@ -37,6 +37,18 @@ class CheckedGrounder:
     def __repr__(self) -> str:
         return f"CheckedGrounder({self.inner!r})"
 
+    def close(self) -> None:
+        """Close the inner grounder (and the client it built), when it can be closed."""
+        closing = getattr(self.inner, "close", None)
+        if callable(closing):
+            closing()
+
+    def __enter__(self) -> CheckedGrounder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def stats(self) -> dict[str, Any]:
         """Final verdicts and free-check counts, with the inner grounder's calls added."""
