@@ -9,7 +9,7 @@ $(BIN)/odke:
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e .
 
-$(VENV)/.dev: $(BIN)/odke pyproject.toml setup.py src/openodke/eval/_keyhash.c
+$(VENV)/.dev: $(BIN)/odke pyproject.toml setup.py src/openodke/eval/engine/_keyhash.c
 	$(BIN)/pip install -q -e '.[dev]'
 	touch $(VENV)/.dev
 

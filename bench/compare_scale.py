@@ -18,7 +18,7 @@ import tracemalloc
 import numpy as np
 
 from openodke.eval.compare import compare_items
-from openodke.eval.items import DocItem
+from openodke.eval.engine.items import DocItem
 from openodke.eval.stats import resampled_sums
 
 

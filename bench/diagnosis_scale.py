@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from openodke.eval.diagnosis import Offered, diagnose, gold_view
-from openodke.eval.extract import score_facts
-from openodke.eval.fixes import fixes
-from openodke.eval.labels import GoldFact
+from openodke.eval.diagnosis.fixes import fixes
+from openodke.eval.stages.extract import score_facts
+from openodke.eval.stages.labels import GoldFact
 from openodke.types import Entity, Evidence, Fact
 
 RELATIONS = [f"rel_{k}" for k in range(30)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from openodke.eval.items import DocItem
+from openodke.eval.engine.items import DocItem
 from openodke.eval.stats import paired_bootstrap
 
 TRIALS = 200

@@ -14,8 +14,8 @@ import pytest
 
 from openodke.documents import load_documents
 from openodke.eval import GoldFact, load_jsonl
-from openodke.eval.eval_report import check_report, read_report
-from openodke.eval.harness import collect
+from openodke.eval.pipeline import collect
+from openodke.eval.report.build import check_report, read_report
 from openodke.interop import read_triples
 from openodke.ontology import Ontology
 from tests.conftest import ROOT, run_odke

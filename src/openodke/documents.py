@@ -10,7 +10,7 @@ from typing import Any, Literal
 import msgspec
 
 from openodke.errors import InputError
-from openodke.eval.jsonl import load_jsonl
+from openodke.eval.engine.jsonl import load_jsonl
 from openodke.types import Document, Modality, SourceTier
 
 __all__ = ["load_documents"]

@@ -18,7 +18,7 @@ from openodke.bench import (
     score_official,
 )
 from openodke.errors import InputError
-from openodke.eval.extract import evaluate_extraction
+from openodke.eval.stages.extract import evaluate_extraction
 from openodke.types import Entity, Evidence, Fact, Span
 from tests.bench.conftest import TEKGEN, read_jsonl
 

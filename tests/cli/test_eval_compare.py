@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from openodke.cli.eval_compare import register
 from openodke.errors import OdkeError
-from openodke.eval.items import DocItem, RightWrongItem, write_items
+from openodke.eval.engine.items import DocItem, RightWrongItem, write_items
 from tests.conftest import run_odke
 from tests.eval.test_compare import SPEC_TABLE, spec_runs
 
@@ -92,7 +92,7 @@ def test_report_file_holds_the_comparison(spec_files, tmp_path):
     run = odke("compare", *spec_files, "--report", "out/report.json")
     assert run.exit_code == 0
     report = json.loads((tmp_path / "out" / "report.json").read_text())
-    from openodke.eval.eval_report import check_report
+    from openodke.eval.report.build import check_report
 
     assert check_report(report) == []
     assert report["bootstrap"]["unit"] == "item" and report["n"] == 300

@@ -9,8 +9,8 @@ import pytest
 
 from openodke import Entity, Evidence, Fact
 from openodke.eval import GoldFact, dump_jsonl, evaluate_extraction, load_jsonl
-from openodke.eval.extract import score_facts
-from openodke.eval.fastload import load_prediction_keys
+from openodke.eval.engine.fastload import load_prediction_keys
+from openodke.eval.stages.extract import score_facts
 from openodke.types import Polarity
 from tests.conftest import run_odke
 
@@ -205,7 +205,7 @@ def test_run_an_extractor_over_documents(tmp_path, monkeypatch):
 
 
 def test_report_is_written_checked_and_reads_back(tmp_path):
-    from openodke.eval.eval_report import check_report, read_report
+    from openodke.eval.report.build import check_report, read_report
 
     gold, said = random_corpus(7, n=60)
     dump_jsonl(tmp_path / "gold.jsonl", gold)
@@ -247,8 +247,8 @@ def test_no_items_file_unless_asked(tmp_path, monkeypatch):
 
 
 def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
-    from openodke.eval.key_table import KeyTable
-    from openodke.eval.matching import fact_key
+    from openodke.eval.engine.key_table import KeyTable
+    from openodke.eval.engine.matching import fact_key
 
     ada = Entity(key="Person:ada", type="Person")
     facts = [

@@ -12,8 +12,8 @@ import pytest
 
 from openodke.documents import load_documents
 from openodke.eval import dump_jsonl
-from openodke.eval.eval_report import check_report, read_report
-from openodke.eval.harness import collect
+from openodke.eval.pipeline import collect
+from openodke.eval.report.build import check_report, read_report
 from openodke.ontology import Ontology
 from tests.conftest import DATA, ROOT, CliResult, run_odke
 

@@ -54,7 +54,9 @@ def score(folder, name):
 def test_fast_path_gives_the_fact_path_rows(corpus, monkeypatch, workers):
     slow, slow_items = score(corpus, "slow")
     monkeypatch.setattr("openodke.cli.eval_pipeline.PARALLEL_BYTES", 0)
-    monkeypatch.setattr("openodke.eval.fastload.PARALLEL_BYTES", 0 if workers == 2 else 1 << 40)
+    monkeypatch.setattr(
+        "openodke.eval.engine.fastload.PARALLEL_BYTES", 0 if workers == 2 else 1 << 40
+    )
     fast, fast_items = score(corpus, "fast")
     assert fast["rows"] == slow["rows"]
     assert fast_items == slow_items

@@ -10,13 +10,13 @@ from __future__ import annotations
 import pytest
 
 import openodke.eval as package
-from openodke.eval.calibration import evaluate_calibration, run_score
-from openodke.eval.gate import evaluate_gate, run_validate
-from openodke.eval.ground import evaluate_grounding, grounding_ablation, run_ground
-from openodke.eval.resolve import evaluate_resolution, links_from_clusters
-from openodke.eval.route import evaluate_routing, run_route
-from openodke.eval.sink import assert_idempotent, check_idempotency, jsonl_counts
-from openodke.eval.spans import evaluate_spans, load_facts
+from openodke.eval.stages.gate import evaluate_gate, run_validate
+from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
+from openodke.eval.stages.resolve import evaluate_resolution, links_from_clusters
+from openodke.eval.stages.route import evaluate_routing, run_route
+from openodke.eval.stages.score import evaluate_calibration, run_score
+from openodke.eval.stages.sink import assert_idempotent, check_idempotency, jsonl_counts
+from openodke.eval.stages.spans import evaluate_spans, load_facts
 
 STAGE_NAMES = {
     "assert_idempotent": assert_idempotent,

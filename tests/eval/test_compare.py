@@ -9,7 +9,7 @@ import pytest
 
 from openodke.errors import InputError
 from openodke.eval.compare import Comparison, compare_items, render_comparison
-from openodke.eval.items import DocItem, RightWrongItem
+from openodke.eval.engine.items import DocItem, RightWrongItem
 from openodke.eval.stats import mcnemar, paired_bootstrap
 
 SPEC_TABLE = """\

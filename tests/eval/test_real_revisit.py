@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from openodke.bench.redocred import gold_facts, predicate_names
-from openodke.eval.extract import evaluate_extraction
+from openodke.eval.stages.extract import evaluate_extraction
 from tests.conftest import DATA
 
 Key = tuple[str, int, int, str]

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openodke.errors import InputError
-from openodke.eval.items import DocItem, RightWrongItem
+from openodke.eval.engine.items import DocItem, RightWrongItem
 from openodke.eval.stats import (
     Z_POWER,
     bootstrap_interval,

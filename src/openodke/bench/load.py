@@ -19,8 +19,8 @@ from openodke.bench.names import (
     snake_case,
 )
 from openodke.errors import InputError
-from openodke.eval.jsonl import iter_json_lines
-from openodke.eval.labels import GoldFact
+from openodke.eval.engine.jsonl import iter_json_lines
+from openodke.eval.stages.labels import GoldFact
 from openodke.types import Document, Entity, Fact
 
 __all__ = ["BenchSet", "align", "load_bench"]

@@ -18,7 +18,7 @@ from typing import Any
 
 from openodke.bench.names import entity_key, snake_case
 from openodke.errors import InputError
-from openodke.eval.labels import GoldFact
+from openodke.eval.stages.labels import GoldFact
 from openodke.types import Entity, Evidence, Fact
 
 __all__ = [

@@ -18,8 +18,8 @@ from typing import Any
 from openodke.bench.names import PredicateIndex, entity_key, pascal_case, snake_case
 from openodke.bench.redocred import read_json
 from openodke.errors import InputError
-from openodke.eval.jsonl import iter_json_lines
-from openodke.eval.labels import GoldFact
+from openodke.eval.engine.jsonl import iter_json_lines
+from openodke.eval.stages.labels import GoldFact
 from openodke.types import Entity, Evidence, Fact, SpanOrigin
 
 __all__ = [

@@ -11,14 +11,14 @@ import typer
 
 from openodke.errors import CompareGateFailed, InputError
 from openodke.eval.compare import Comparison, compare_items, render_comparison
-from openodke.eval.eval_report import from_comparison, write_report
-from openodke.eval.items import read_items
-from openodke.eval.track_record import (
+from openodke.eval.diagnosis.track_record import (
     TRACK_RECORD,
     check_fix_id,
     record_comparison,
     render_measured,
 )
+from openodke.eval.engine.items import read_items
+from openodke.eval.report.build import from_comparison, write_report
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 

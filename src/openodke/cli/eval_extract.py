@@ -2,7 +2,7 @@
 
 Predictions come from a file of Fact rows (a sink's ``facts.jsonl``, or the folder holding it) or
 from running an extractor over ``--documents`` (``--run package.module:Name``). Large files take
-the fast path (:mod:`openodke.eval.fastload`), which gives the same numbers as the Python API.
+the fast path (:mod:`openodke.eval.engine.fastload`), which gives the same numbers as the Python API.
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from openodke.cli.options import (
     one_source,
 )
 from openodke.errors import InputError
-from openodke.eval.extract import ExtractionScore, score_keys
-from openodke.eval.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
-from openodke.eval.jsonl import write_outputs
-from openodke.eval.labels import describe
+from openodke.eval.engine.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
+from openodke.eval.engine.jsonl import write_outputs
+from openodke.eval.stages.extract import ExtractionScore, score_keys
+from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
-    from openodke.eval.pipeline_diagnosis import Findings
-    from openodke.eval.stage_report import StageReport
+    from openodke.eval.pipeline.findings import Findings
+    from openodke.eval.stages.stage_report import StageReport
     from openodke.types import Document
 
 __all__ = ["document_items", "register", "score_extract_files"]
@@ -120,7 +120,7 @@ def extract(
     else:
         typer.echo(stage.render())
         if findings is not None:
-            from openodke.eval.pipeline_diagnosis import render_findings
+            from openodke.eval.pipeline.findings import render_findings
 
             for table in render_findings(findings, row="extract"):
                 typer.echo("")
@@ -147,11 +147,11 @@ def _score_in_full(
 ) -> tuple[ExtractionScore, Findings]:
     """Facts small enough to hold as models: scored, and where the row loses facts."""
     from openodke.eval.diagnosis import gold_view
-    from openodke.eval.extract import run_facts
-    from openodke.eval.jsonl import load_jsonl
-    from openodke.eval.labels import GoldFact
-    from openodke.eval.pipeline import PipelineInputs
-    from openodke.eval.pipeline_diagnosis import diagnose_pipeline
+    from openodke.eval.engine.jsonl import load_jsonl
+    from openodke.eval.pipeline.evaluate import PipelineInputs
+    from openodke.eval.pipeline.findings import diagnose_pipeline
+    from openodke.eval.stages.extract import run_facts
+    from openodke.eval.stages.labels import GoldFact
     from openodke.ontology import Ontology as OntologyModel
     from openodke.protocols import load_stage
     from openodke.types import Fact
@@ -173,8 +173,8 @@ def _score_in_full(
 
 
 def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings | None) -> str:
-    from openodke.eval.eval_report import from_stage, report_json, row_from_score
-    from openodke.eval.report_models import Bootstrap
+    from openodke.eval.report.build import from_stage, report_json, row_from_score
+    from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
     made = from_stage(stage, rows=[row], bootstrap=Bootstrap(units=len(score.matching.documents)))

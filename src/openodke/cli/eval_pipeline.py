@@ -15,11 +15,11 @@ import typer
 
 from openodke.cli.eval_extract import document_items
 from openodke.errors import InputError
-from openodke.eval.eval_report import report_json
-from openodke.eval.fastload import PARALLEL_BYTES, without_gc
-from openodke.eval.harness import collect, run_callable, run_command
-from openodke.eval.jsonl import write_outputs
-from openodke.eval.pipeline import (
+from openodke.eval.diagnosis.track_record import default_path, record_prediction
+from openodke.eval.engine.fastload import PARALLEL_BYTES, without_gc
+from openodke.eval.engine.jsonl import write_outputs
+from openodke.eval.pipeline import collect, run_callable, run_command
+from openodke.eval.pipeline.evaluate import (
     DiagnosisOptions,
     PipelineResult,
     bench_inputs,
@@ -27,10 +27,10 @@ from openodke.eval.pipeline import (
     score_fact_file,
     score_pipeline,
 )
-from openodke.eval.pipeline_diagnosis import render_findings
-from openodke.eval.report_models import Cost, Latency
-from openodke.eval.report_render import render_report
-from openodke.eval.track_record import default_path, record_prediction
+from openodke.eval.pipeline.findings import render_findings
+from openodke.eval.report.build import report_json
+from openodke.eval.report.models import Cost, Latency
+from openodke.eval.report.render import render_report
 from openodke.interop import is_fact_rows
 from openodke.ontology import Ontology
 

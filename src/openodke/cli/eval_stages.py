@@ -1,69 +1,164 @@
 """``odke eval route|ground|resolve|score|gate|validate|spans``: score one stage against labels.
 
-Each command reads its label rows (``--labels``), takes predictions from a file
-(``--predictions``) or runs a stage over the labels (``--run package.module:Name``), calls one
-evaluator and prints its StageReport (``--json`` for the JSON). Unreadable input exits 2 with
-``path:line: what is wrong``; a ``--run`` stage that raises exits 1.
+Each labelled stage is one row of :data:`STAGES` (its label row, how its predictions are read,
+the adapter that runs a ``--run`` stage over the labels, its evaluator and its items), and one
+builder makes its command: read the label rows (``--labels``), take predictions from a file
+(``--predictions``) or run a stage over the labels (``--run package.module:Name``), call the
+evaluator and print its StageReport (``--json`` for the JSON). ``spans`` reads facts and no
+labels. Unreadable input exits 2 with ``path:line: what is wrong``; a ``--run`` stage that raises
+exits 1.
 """
 
+import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
 from pydantic import BaseModel
 
-from openodke.cli.options import (
-    AsJson,
-    Config,
-    Describe,
-    Documents,
-    Items,
-    Labels,
-    Ontology,
-    Predictions,
-    Report,
-    Run,
-    one_source,
-)
+from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.calibration import evaluate_calibration, score_labels
-from openodke.eval.eval_report import from_stage, report_json
-from openodke.eval.gate import evaluate_gate, gate_items, gate_labels
-from openodke.eval.ground import evaluate_grounding, ground_labels, grounding_items
-from openodke.eval.jsonl import load_jsonl, write_outputs
-from openodke.eval.labels import (
+from openodke.eval.engine.jsonl import load_jsonl, write_outputs
+from openodke.eval.report.build import from_stage, report_json
+from openodke.eval.stages.gate import evaluate_gate, gate_items, gate_labels
+from openodke.eval.stages.ground import evaluate_grounding, ground_labels, grounding_items
+from openodke.eval.stages.labels import (
     CalibrationLabel,
     GateLabel,
     GroundingLabel,
+    LinkRow,
     PairLabel,
     RouteLabel,
     RoutePrediction,
     ValidationPrediction,
     describe,
 )
-from openodke.eval.resolve import evaluate_resolution, load_links
-from openodke.eval.route import evaluate_routing, route_labels, routing_items
-from openodke.eval.spans import evaluate_spans, load_facts
-from openodke.eval.stage_report import StageReport
+from openodke.eval.stages.resolve import evaluate_resolution, load_links
+from openodke.eval.stages.route import evaluate_routing, route_labels, routing_items
+from openodke.eval.stages.score import evaluate_calibration, score_labels
+from openodke.eval.stages.spans import evaluate_spans, load_facts
+from openodke.eval.stages.stage_report import StageReport
 from openodke.protocols import load_stage
-from openodke.types import Fact
 
-__all__ = ["register"]
+__all__ = ["STAGES", "StageSpec", "register", "stage_command"]
 
 M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One labelled stage's command: what it reads, what it runs and how it is scored."""
+
+    name: str
+    help: str
+    label: type[BaseModel]
+    """The label row, read from ``--labels``."""
+    read: Callable[[Path], Sequence[Any]]
+    """The prediction rows, from the ``--predictions`` path."""
+    run: Callable[[object, list[Any]], Sequence[Any]] | None
+    """Runs the stage ``--run`` names over the label rows; None: the stage reads files only."""
+    evaluate: Callable[..., StageReport]
+    """(label rows, predictions or None, extra options) to the report."""
+    items: Callable[[list[Any], Any], Sequence[dict[str, Any]]] | None
+    """The ``--items`` rows; None: the stage has no right-or-wrong items."""
+    contract: str = ""
+    """The ``--describe`` text's name, when not the command's."""
+    required: str | None = None
+    """What ``--predictions`` must hold when it (or ``--run``) is required."""
+    no_run: str = ""
+    no_items: str = ""
+    need_predictions: str = ""
+    """Said when ``--predictions`` is missing and ``--run`` cannot stand for it."""
+    extra: tuple[inspect.Parameter, ...] = ()
+    """Options of this stage alone, passed to ``evaluate`` by name."""
+
+
+def _links(path: Path) -> list[LinkRow]:
+    return load_links(path / "links.jsonl" if path.is_dir() else path)
+
+
+def _rows(model: type[M]) -> Callable[[Path], list[M]]:
+    return lambda path: load_jsonl(path, model)
+
+
+_SIMILAR_AS_SAME = inspect.Parameter(
+    "similar_as_same",
+    inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    default=False,
+    annotation=Annotated[
+        bool, typer.Option("--similar-as-same", help="Count similar links as same_as.")
+    ],
+)
+
+STAGES: tuple[StageSpec, ...] = (
+    StageSpec(
+        name="route",
+        help="Score a router: per-label P/R/F1, confusion, facts_skipped.\n\n"
+        "Example: odke eval route --labels route.jsonl --run mypackage.routers:MarketingRouter",
+        label=RouteLabel,
+        read=_rows(RoutePrediction),
+        run=route_labels,
+        evaluate=evaluate_routing,
+        items=routing_items,
+        required="RoutePrediction rows, or --run pkg.mod:Router",
+    ),
+    StageSpec(
+        name="ground",
+        help="Score grounding verdicts: accuracy, false_support, lost_support.\n\n"
+        "Example: odke eval ground --labels ground.jsonl --predictions out/facts.jsonl",
+        label=GroundingLabel,
+        read=load_facts,
+        run=ground_labels,
+        evaluate=evaluate_grounding,
+        items=grounding_items,
+    ),
+    StageSpec(
+        name="resolve",
+        help="Score entity links: pairwise P/R/F1 and B-cubed.\n\n"
+        "Example: odke eval resolve --labels pairs.jsonl --predictions out/links.jsonl --json",
+        label=PairLabel,
+        read=_links,
+        run=None,
+        evaluate=evaluate_resolution,
+        items=None,
+        no_run="resolve reads its links from a file: give --predictions, not --run",
+        no_items="--items is per item; resolve scores pairs: leave --items out",
+        need_predictions="--predictions is required: LinkRow rows or a sink's links.jsonl",
+        extra=(_SIMILAR_AS_SAME,),
+    ),
+    StageSpec(
+        name="score",
+        help="Score confidences: Brier, reliability curve, ECE.\n\n"
+        "Example: odke eval score --labels calibration.jsonl --predictions out/facts.jsonl",
+        label=CalibrationLabel,
+        read=load_facts,
+        run=score_labels,
+        evaluate=evaluate_calibration,
+        items=None,
+        no_items="--items is right-or-wrong per item; score has no such item",
+    ),
+    StageSpec(
+        name="gate",
+        help="Score a gate: agreement, kappa, wrongly_refused, wrongly_written.\n\n"
+        "Example: odke eval gate --labels verdicts.jsonl --run mypackage.gate:MyGate",
+        label=GateLabel,
+        read=_rows(ValidationPrediction),
+        run=gate_labels,
+        evaluate=evaluate_gate,
+        items=gate_items,
+        contract="validate",
+        required="ValidationPrediction rows, or --run pkg.mod:Gate",
+    ),
+)
 
 
 def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
     if path is None:
         raise InputError(f"--labels is required (odke eval {stage} --describe shows the format)")
     return load_jsonl(path, model)
-
-
-def _given(path: Path | None) -> Path:
-    assert path is not None  # one_source(required=...) has checked
-    return path
 
 
 def _unused(**paths: Path | None) -> None:
@@ -104,162 +199,75 @@ def _items_text(rows: Sequence[dict[str, Any]]) -> str:
     return "".join(json.dumps(row) + "\n" for row in ordered)
 
 
-def ground(
-    labels: Labels = None,
-    predictions: Predictions = None,
-    run: Run = None,
-    ontology: Ontology = None,
-    documents: Documents = None,
-    config: Config = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    items: Items = None,
-    report: Report = None,
+def _score_stage(
+    spec: StageSpec,
+    labels: Path | None,
+    predictions: Path | None,
+    run: str | None,
+    ontology: Path | None,
+    documents: Path | None,
+    config: Path | None,
+    describe_: bool,
+    as_json: bool,
+    items: Path | None,
+    report: Path | None,
+    **extra: Any,
 ) -> None:
-    """Score grounding verdicts: accuracy, false_support, lost_support.
-
-    Example: odke eval ground --labels ground.jsonl --predictions out/facts.jsonl
-    """
+    """The body of every labelled stage command, checks in the order the user meets them."""
     if describe_:
-        typer.echo(describe("ground"))
+        typer.echo(describe(spec.contract or spec.name))
         return
-    one_source(predictions, run)
+    if run is not None and spec.run is None:
+        raise InputError(spec.no_run)
+    opt.one_source(predictions, run, required=spec.required)
+    if items is not None and spec.items is None:
+        raise InputError(spec.no_items)
+    if predictions is None and run is None and spec.need_predictions:
+        raise InputError(spec.need_predictions)
     _unused(ontology=ontology, documents=documents, config=config)
-    rows = _labels(labels, GroundingLabel, "ground")
-    predicted: list[Fact] | None = None
-    if run is not None:
-        predicted = ground_labels(load_stage(run), rows)
-    else:
-        predicted = load_facts(predictions) if predictions is not None else None
-    item_rows = grounding_items(rows, predicted) if items is not None else ()
-    _emit(evaluate_grounding(rows, predicted), as_json, report, items, item_rows)
+    rows = _labels(labels, spec.label, spec.name)
+    predicted: Sequence[Any] | None = None
+    if run is not None and spec.run is not None:
+        predicted = spec.run(load_stage(run), rows)
+    elif predictions is not None:
+        predicted = spec.read(predictions)
+    item_rows = spec.items(rows, predicted) if items is not None and spec.items else ()
+    _emit(spec.evaluate(rows, predicted, **extra), as_json, report, items, item_rows)
 
 
-def resolve(
-    labels: Labels = None,
-    predictions: Predictions = None,
-    run: Run = None,
-    ontology: Ontology = None,
-    documents: Documents = None,
-    config: Config = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    items: Items = None,
-    report: Report = None,
-    similar_as_same: Annotated[
-        bool, typer.Option("--similar-as-same", help="Count similar links as same_as.")
-    ] = False,
-) -> None:
-    """Score entity links: pairwise P/R/F1 and B-cubed.
-
-    Example: odke eval resolve --labels pairs.jsonl --predictions out/links.jsonl --json
-    """
-    if describe_:
-        typer.echo(describe("resolve"))
-        return
-    if run is not None:
-        raise InputError("resolve reads its links from a file: give --predictions, not --run")
-    if items is not None:
-        raise InputError("--items is per item; resolve scores pairs: leave --items out")
-    if predictions is None:
-        raise InputError("--predictions is required: LinkRow rows or a sink's links.jsonl")
-    _unused(ontology=ontology, documents=documents, config=config)
-    rows = _labels(labels, PairLabel, "resolve")
-    path = predictions / "links.jsonl" if predictions.is_dir() else predictions
-    report_ = evaluate_resolution(rows, load_links(path), similar_as_same=similar_as_same)
-    _emit(report_, as_json, report)
+def _option(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
+    return inspect.Parameter(
+        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=annotation
+    )
 
 
-def score(
-    labels: Labels = None,
-    predictions: Predictions = None,
-    run: Run = None,
-    ontology: Ontology = None,
-    documents: Documents = None,
-    config: Config = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    items: Items = None,
-    report: Report = None,
-) -> None:
-    """Score confidences: Brier, reliability curve, ECE.
-
-    Example: odke eval score --labels calibration.jsonl --predictions out/facts.jsonl
-    """
-    if describe_:
-        typer.echo(describe("score"))
-        return
-    one_source(predictions, run)
-    if items is not None:
-        raise InputError("--items is right-or-wrong per item; score has no such item")
-    _unused(ontology=ontology, documents=documents, config=config)
-    rows = _labels(labels, CalibrationLabel, "score")
-    predicted: list[Fact] | None = None
-    if run is not None:
-        predicted = score_labels(load_stage(run), rows)
-    else:
-        predicted = load_facts(predictions) if predictions is not None else None
-    _emit(evaluate_calibration(rows, predicted), as_json, report)
+# Every labelled stage's options, in the order --help lists them.
+_OPTIONS = (
+    _option("labels", opt.Labels),
+    _option("predictions", opt.Predictions),
+    _option("run", opt.Run),
+    _option("ontology", opt.Ontology),
+    _option("documents", opt.Documents),
+    _option("config", opt.Config),
+    _option("describe_", opt.Describe, False),
+    _option("as_json", opt.AsJson, False),
+    _option("items", opt.Items),
+    _option("report", opt.Report),
+)
 
 
-def gate(
-    labels: Labels = None,
-    predictions: Predictions = None,
-    run: Run = None,
-    ontology: Ontology = None,
-    documents: Documents = None,
-    config: Config = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    items: Items = None,
-    report: Report = None,
-) -> None:
-    """Score a gate: agreement, kappa, wrongly_refused, wrongly_written.
+def stage_command(spec: StageSpec) -> Callable[..., None]:
+    """The typer command for ``spec``: its options are read from ``__signature__``."""
 
-    Example: odke eval gate --labels verdicts.jsonl --run mypackage.gate:MyGate
-    """
-    if describe_:
-        typer.echo(describe("validate"))
-        return
-    one_source(predictions, run, required="ValidationPrediction rows, or --run pkg.mod:Gate")
-    _unused(ontology=ontology, documents=documents, config=config)
-    rows = _labels(labels, GateLabel, "gate")
-    if run is not None:
-        predicted = gate_labels(load_stage(run), rows)
-    else:
-        predicted = load_jsonl(_given(predictions), ValidationPrediction)
-    item_rows = gate_items(rows, predicted) if items is not None else ()
-    _emit(evaluate_gate(rows, predicted), as_json, report, items, item_rows)
+    def command(**options: Any) -> None:
+        _score_stage(spec, **options)
 
-
-def route(
-    labels: Labels = None,
-    predictions: Predictions = None,
-    run: Run = None,
-    ontology: Ontology = None,
-    documents: Documents = None,
-    config: Config = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    items: Items = None,
-    report: Report = None,
-) -> None:
-    """Score a router: per-label P/R/F1, confusion, facts_skipped.
-
-    Example: odke eval route --labels route.jsonl --run mypackage.routers:MarketingRouter
-    """
-    if describe_:
-        typer.echo(describe("route"))
-        return
-    one_source(predictions, run, required="RoutePrediction rows, or --run pkg.mod:Router")
-    _unused(ontology=ontology, documents=documents, config=config)
-    rows = _labels(labels, RouteLabel, "route")
-    if run is not None:
-        predicted = route_labels(load_stage(run), rows)
-    else:
-        predicted = load_jsonl(_given(predictions), RoutePrediction)
-    item_rows = routing_items(rows, predicted) if items is not None else ()
-    _emit(evaluate_routing(rows, predicted), as_json, report, items, item_rows)
+    parameters = (*_OPTIONS, *spec.extra)
+    setattr(command, "__signature__", inspect.Signature(list(parameters)))  # noqa: B010
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__name__ = command.__qualname__ = spec.name
+    command.__doc__ = spec.help
+    return command
 
 
 def spans(
@@ -267,9 +275,9 @@ def spans(
         Path | None,
         typer.Option("--facts", help="A run's facts.jsonl, or the folder a sink wrote."),
     ] = None,
-    describe_: Describe = False,
-    as_json: AsJson = False,
-    report: Report = None,
+    describe_: opt.Describe = False,
+    as_json: opt.AsJson = False,
+    report: opt.Report = None,
 ) -> None:
     """Span width per verdict, and the share of facts citing no span. No labels.
 
@@ -285,10 +293,9 @@ def spans(
 
 def register(eval_app: typer.Typer) -> None:
     """Add the per-stage commands to ``odke eval``; ``validate`` is an alias of ``gate``."""
-    eval_app.command("route")(route)
-    eval_app.command("ground")(ground)
-    eval_app.command("resolve")(resolve)
-    eval_app.command("score")(score)
-    eval_app.command("gate")(gate)
-    eval_app.command("validate", help="Alias of gate. " + (gate.__doc__ or ""))(gate)
+    for spec in STAGES:
+        command = stage_command(spec)
+        eval_app.command(spec.name)(command)
+        if spec.name == "gate":
+            eval_app.command("validate", help="Alias of gate. " + spec.help)(command)
     eval_app.command("spans")(spans)

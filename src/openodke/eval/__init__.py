@@ -1,13 +1,13 @@
 """The Evaluator: label formats, stage evaluators, reports and statistics."""
 
-from openodke.eval.calibration import evaluate_calibration, run_score
 from openodke.eval.compare import Comparison, compare_items
-from openodke.eval.extract import evaluate_extraction, run_extract
-from openodke.eval.gate import evaluate_gate, run_validate
-from openodke.eval.ground import evaluate_grounding, grounding_ablation, run_ground
-from openodke.eval.items import DocItem, RightWrongItem, read_items
-from openodke.eval.jsonl import dump_jsonl, load_jsonl
-from openodke.eval.labels import (
+from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
+from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
+from openodke.eval.refusals import RefusalLabel, report_refusals
+from openodke.eval.stages.extract import evaluate_extraction, run_extract
+from openodke.eval.stages.gate import evaluate_gate, run_validate
+from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
+from openodke.eval.stages.labels import (
     LABEL_FORMATS,
     CalibrationLabel,
     GateLabel,
@@ -20,12 +20,12 @@ from openodke.eval.labels import (
     ValidationPrediction,
     describe,
 )
-from openodke.eval.refusals import RefusalLabel, report_refusals
-from openodke.eval.resolve import evaluate_resolution, links_from_clusters
-from openodke.eval.route import evaluate_routing, run_route
-from openodke.eval.sink import assert_idempotent, check_idempotency, jsonl_counts
-from openodke.eval.spans import evaluate_spans, load_facts
-from openodke.eval.stage_report import StageReport
+from openodke.eval.stages.resolve import evaluate_resolution, links_from_clusters
+from openodke.eval.stages.route import evaluate_routing, run_route
+from openodke.eval.stages.score import evaluate_calibration, run_score
+from openodke.eval.stages.sink import assert_idempotent, check_idempotency, jsonl_counts
+from openodke.eval.stages.spans import evaluate_spans, load_facts
+from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import (
     Interval,
     McNemar,

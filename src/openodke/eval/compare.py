@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from openodke.eval.items import ItemRow
+from openodke.eval.engine.items import ItemRow
 from openodke.eval.stats import (
     DOCUMENT_METRICS,
     ITEM_METRICS,

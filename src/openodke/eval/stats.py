@@ -30,7 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
-from openodke.eval.items import DocItem, RightWrongItem
+from openodke.eval.engine.items import DocItem, RightWrongItem
 
 __all__ = [
     "DOCUMENT_METRICS",

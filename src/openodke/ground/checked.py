@@ -18,7 +18,7 @@ from openodke.ground.checks import (
 )
 from openodke.ground.llm import PlannedCall
 from openodke.ground.stats import GroundingStats, combine
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.protocols import Grounder, bind_stage
 from openodke.types import Document, Fact
 

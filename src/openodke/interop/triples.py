@@ -16,9 +16,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from openodke.errors import InputError
-from openodke.eval.jsonl import atomic_write_text, iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import atomic_write_text, iter_json_lines, validation_message
+from openodke.ontology import LITERAL_TYPES, Ontology
 from openodke.ontology.checks import did_you_mean
-from openodke.ontology.model import LITERAL_TYPES, Ontology
 from openodke.types import (
     Document,
     Entity,

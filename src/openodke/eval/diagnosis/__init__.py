@@ -2,7 +2,7 @@
 
 ``gold_view`` (alias ``diagnosis_view``) matches gold and predictions; ``diagnose`` buckets the
 misses and splits the false positives (DECISIONS #38); ``Diagnosis.render()`` prints the spec's
-table. Fixes are in :mod:`openodke.eval.fixes`.
+table. Fixes are in :mod:`openodke.eval.diagnosis.fixes`.
 """
 
 from openodke.eval.diagnosis.buckets import ALIKE, alike, diagnose

@@ -61,8 +61,8 @@ from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
 from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
 from openodke.eval.diagnosis.view import Columns, DiagnosisView
-from openodke.eval.fastload import without_gc
-from openodke.eval.matching import DUPLICATE, HIT
+from openodke.eval.engine.fastload import without_gc
+from openodke.eval.engine.matching import DUPLICATE, HIT
 from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from openodke.eval.diagnosis.sentences import MARK, SentenceEvidence, TextIndex
 from openodke.eval.diagnosis.view import DiagnosisView, name_keys
-from openodke.eval.matching import DUPLICATE
+from openodke.eval.engine.matching import DUPLICATE
 
 __all__ = ["CrossSentence"]
 

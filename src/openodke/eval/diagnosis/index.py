@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.matching import DUPLICATE, HIT, UNSCORED
+from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.ontology import lookup_form as _lookup_form
 
 __all__ = ["PredictionIndex", "lookup_form"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from openodke.eval.labels import GoldFact
-from openodke.eval.matching import fact_key
+from openodke.eval.engine.matching import fact_key
+from openodke.eval.stages.labels import GoldFact
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact
 

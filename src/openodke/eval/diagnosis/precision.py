@@ -16,7 +16,7 @@ from openodke.eval.diagnosis.explain import Explainer
 from openodke.eval.diagnosis.index import PredictionIndex
 from openodke.eval.diagnosis.models import LABELS, PRECISION_BUCKETS, Bucket
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE
+from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE
 
 __all__ = ["NULL_NOTES", "false_positives", "precision_buckets"]
 

@@ -25,8 +25,8 @@ from openodke.eval.diagnosis.inputs import inverse_pairs
 from openodke.eval.diagnosis.models import Rate, Replay
 from openodke.eval.diagnosis.saturation import Saturation
 from openodke.eval.diagnosis.view import Columns, DiagnosisView
-from openodke.eval.extract import KeyRows, PredictionKeyRows, score_keys
-from openodke.eval.matching import DUPLICATE, HIT, UNSCORED, MatchKey, encode_key
+from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED, MatchKey, encode_key
+from openodke.eval.stages.extract import KeyRows, PredictionKeyRows, score_keys
 
 __all__ = ["derived_inverses", "rates_and_replays", "replay"]
 

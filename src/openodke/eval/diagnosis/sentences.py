@@ -184,7 +184,7 @@ def evidence_from_redocred(
     Wikidata id -> label map (``rel_info.json``). Keys follow ``openodke.bench.redocred``.
     """
     from openodke.bench import redocred
-    from openodke.eval.matching import fact_key
+    from openodke.eval.engine.matching import fact_key
 
     names = redocred.predicate_names(relation_names)
     evidence = SentenceEvidence()

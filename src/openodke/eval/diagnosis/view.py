@@ -1,7 +1,7 @@
 """The diagnosis view: gold and predictions as plain columns, with the row's matching.
 
 ``gold_view(gold, predicted)`` matches the two exactly as ``evaluate_extraction`` does
-(:func:`openodke.eval.extract.score_facts`) and keeps what the buckets read of each fact: its ends
+(:func:`openodke.eval.stages.extract.score_facts`) and keeps what the buckets read of each fact: its ends
 (as node ids), predicate, type, polarity, identity qualifiers, names and grounding verdict. A node id
 is ``"E" + entity key`` for an entity and ``"L" + normalised literal`` for a value, so an entity and
 a literal never meet.
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from openodke.eval.diagnosis.sentences import bare_key, name_key
-from openodke.eval.extract import ExtractionScore, KeyRows, PredictionKeyRows, score_keys
-from openodke.eval.fastload import paused_gc
-from openodke.eval.labels import GoldFact
+from openodke.eval.engine.fastload import paused_gc
+from openodke.eval.stages.extract import ExtractionScore, KeyRows, PredictionKeyRows, score_keys
+from openodke.eval.stages.labels import GoldFact
 from openodke.types import Entity, Fact, GroundingVerdict, Polarity, normalise_value
 
 __all__ = [

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from openodke.errors import InputError
-from openodke.eval.jsonl import iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import iter_json_lines, validation_message
 from openodke.interop.match import DocumentIndex
 from openodke.types import Document
 

@@ -1,0 +1,28 @@
+"""``odke eval pipeline``: run a pipeline three ways, read what it wrote, score and diagnose it.
+
+The harness:
+
+- :func:`run_command` (``--cmd``): a command run with no shell on ``{in}``, writing ``{out}``;
+- :func:`run_callable` (``--run``): a Python function called with the Documents;
+- :func:`collect` (any mode, and ``--predictions``): the output as Facts matched to documents.
+
+Then ``evaluate`` scores the Facts (one report row, with ``fact_checks`` for conformance and
+hallucination) and ``findings`` diagnoses them and offers fixes.
+"""
+
+from openodke.eval.pipeline.callable import run_callable
+from openodke.eval.pipeline.collect import Collected, as_rows, check_last_line, collect
+from openodke.eval.pipeline.runner import IN, OUT, CommandResult, file_names, run_command
+
+__all__ = [
+    "IN",
+    "OUT",
+    "Collected",
+    "CommandResult",
+    "as_rows",
+    "check_last_line",
+    "collect",
+    "file_names",
+    "run_callable",
+    "run_command",
+]

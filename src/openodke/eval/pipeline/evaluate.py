@@ -1,0 +1,346 @@
+"""Scoring a pipeline's facts: against labels and documents, or a bench set with its official row.
+
+``odke eval pipeline`` collects the facts (``openodke.eval.pipeline``), then calls
+:func:`score_pipeline`, which builds the EvalReport: our micro row with bootstrap ranges over
+documents, conformance to the ontology, names the text does not contain, and, on a bench set, the
+benchmark's own scorer replayed as a row named ``official``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from openodke import __version__
+from openodke.documents import load_documents
+from openodke.eval.diagnosis import gold_view
+from openodke.eval.engine.jsonl import load_jsonl
+from openodke.eval.engine.key_table import DocColumn
+from openodke.eval.pipeline.fact_checks import FactChecks
+from openodke.eval.pipeline.findings import Findings, diagnose_pipeline
+from openodke.eval.report.build import Usage, row_from_score
+from openodke.eval.report.models import (
+    Bootstrap,
+    Conformance,
+    Dataset,
+    EvalReport,
+    Hallucination,
+    Performance,
+    Row,
+    RunInfo,
+    Value,
+)
+from openodke.eval.stages.extract import ExtractionScore, score_keys
+from openodke.eval.stages.labels import GoldFact
+from openodke.ontology import Ontology
+from openodke.types import Document, Fact
+
+__all__ = [
+    "DiagnosisOptions",
+    "PipelineInputs",
+    "PipelineResult",
+    "bench_inputs",
+    "label_inputs",
+    "missing_documents",
+    "official_from_submission",
+    "official_row",
+    "score_fact_file",
+    "score_pipeline",
+]
+
+
+@dataclass
+class PipelineInputs:
+    """What a pipeline is scored against."""
+
+    gold: list[GoldFact]
+    documents: list[Document]
+    ontology: Ontology | None = None
+    bench: object | None = None  # an openodke.bench.BenchSet
+    dataset: Dataset = field(default_factory=Dataset)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DiagnosisOptions:
+    """What the diagnosis reads besides the scored row (``odke eval pipeline`` flags)."""
+
+    trace: Path | None = None
+    reference: Path | None = None
+    examples: int = 3
+    track_record: Path | None = None
+
+
+@dataclass
+class PipelineResult:
+    """The report, the matching behind its pipeline row, the facts as scored, and the
+    diagnosis and fixes when asked for."""
+
+    report: EvalReport
+    score: ExtractionScore
+    facts: list[Fact]
+    findings: Findings | None = None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def missing_documents(gold_docs: Iterable[str], documents: Sequence[Document]) -> list[str]:
+    """A note when labelled documents are not among the documents given."""
+    missing = sorted(set(gold_docs) - {d.id for d in documents})
+    if not missing:
+        return []
+    return [
+        f"{len(missing)} labelled document(s) are not in --documents (first: {missing[0]!r}); "
+        "their gold facts still count as missed"
+    ]
+
+
+def label_inputs(
+    labels: Path, documents: Path, ontology: Path | None = None, *, load_gold: bool = True
+) -> PipelineInputs:
+    """Gold rows (unless ``load_gold`` is False: the fast path reads them itself), the
+    documents they label, and an optional ontology."""
+    gold = load_jsonl(labels, GoldFact) if load_gold else []
+    docs = load_documents(documents)
+    notes = missing_documents((row.doc_id for row in gold), docs)
+    return PipelineInputs(
+        gold=gold,
+        documents=docs,
+        ontology=Ontology.load(ontology) if ontology is not None else None,
+        dataset=Dataset(
+            name=labels.name,
+            path=str(labels),
+            documents=len(docs),
+            labels=len(gold) if load_gold else None,
+            details={"labels_sha256": _sha256(labels), "documents_sha256": _sha256(documents)},
+        ),
+        notes=notes,
+    )
+
+
+def bench_inputs(path: Path) -> PipelineInputs:
+    """A prepared bench set (``odke bench prepare``)."""
+    from openodke.bench import load_bench
+
+    bench = load_bench(path)
+    return PipelineInputs(
+        gold=list(bench.gold),
+        documents=list(bench.documents),
+        ontology=Ontology.from_dict(bench.ontology, strict=False),
+        bench=bench,
+        dataset=Dataset(
+            name=bench.dataset,
+            path=str(path),
+            documents=len(bench.documents),
+            labels=len(bench.gold),
+            details={"title": bench.title, "source": bench.info.get("source")},
+        ),
+    )
+
+
+def official_row(official: object) -> tuple[Row, list[str]]:
+    """The benchmark's own score as a report row (points: no ranges) and its notes."""
+    from openodke.bench import RedocredOfficial, Text2KGOfficial
+
+    if isinstance(official, Text2KGOfficial):
+        notes = list(official.notes)
+        if official.verified is not None:
+            v = official.verified.rounded()
+            notes.append(
+                f"official, verified subset ({official.verified.sentences} sentences): "
+                f"P {v['precision']} R {v['recall']} F1 {v['f1']} OC {v['onto_conf']} "
+                f"SH {v['sub_halluc']} RH {v['rel_halluc']} OH {v['obj_halluc']}"
+            )
+        row = Row(
+            name="official",
+            performance=Performance(
+                precision=Value(value=official.precision),
+                recall=Value(value=official.recall),
+                f1=Value(value=official.f1),
+                average="macro",
+            ),
+            counts=None,
+            conformance=Conformance(
+                rate=official.onto_conf,
+                # OC per sentence is conformant / all of that sentence's triples.
+                conformant=round(
+                    sum(s.onto_conf * len(s.llm_triples) for s in official.per_sentence)
+                ),
+                facts=sum(len(s.llm_triples) for s in official.per_sentence),
+                checks=["predicate"],
+                average="macro",
+            ),
+            hallucination=Hallucination(
+                definition="Text2KGBench: subject or object not in the stemmed sentence and "
+                "concept labels; relation not in the ontology (macro over sentences)",
+                facts=sum(len(s.llm_triples) for s in official.per_sentence),
+                rate=None,
+                subject=official.sub_halluc,
+                relation=official.rel_halluc,
+                object=official.obj_halluc,
+            ),
+        )
+        return row, notes
+    if isinstance(official, RedocredOfficial):
+        row = Row(
+            name="official",
+            performance=Performance(
+                precision=Value(value=official.precision),
+                recall=Value(value=official.recall),
+                f1=Value(value=official.f1),
+            ),
+            counts=None,
+        )
+        notes = list(official.notes)
+        if official.ign_f1 is not None:
+            notes.append(f"official Ign F1 {official.ign_f1:.4f}")
+        return row, notes
+    raise TypeError(f"not an official score: {type(official).__name__}")
+
+
+def official_from_submission(bench: object, path: Path) -> object:
+    """The official score of a file in the benchmark's own format, replayed as written."""
+    from openodke.bench import score_redocred_official, score_text2kg_official, text2kgbench
+
+    if bench.dataset == "text2kgbench":  # type: ignore[attr-defined]
+        return score_text2kg_official(
+            text2kgbench.read_responses(path),
+            bench.gold_rows,  # type: ignore[attr-defined]
+            bench.info["ontology"],  # type: ignore[attr-defined]
+            verified_ids=bench.verified_ids,  # type: ignore[attr-defined]
+        )
+    items = json.loads(path.read_text(encoding="utf-8-sig"))
+    return score_redocred_official(items, bench.gold_rows)  # type: ignore[attr-defined]
+
+
+def score_pipeline(
+    facts: Sequence[Fact],
+    inputs: PipelineInputs,
+    *,
+    name: str = "pipeline",
+    usage: Usage | None = None,
+    notes: Sequence[str] = (),
+    run_inputs: dict[str, str] | None = None,
+    title: str | None = None,
+    submission: Path | None = None,
+    diagnosis: DiagnosisOptions | None = None,
+) -> PipelineResult:
+    """Score ``facts`` against ``inputs``: the EvalReport and the matching of its pipeline row.
+
+    ``submission`` is the predictions file when it is in the benchmark's own format; the official
+    row then replays the benchmark's scorer on that file as written, not on our reading of it.
+    With ``diagnosis``, the report's ``diagnosis[]`` and ``fixes[]`` say where the pipeline row
+    loses facts and what should change.
+    """
+    all_notes = [*inputs.notes, *notes]
+    scored = list(facts)
+    bench = inputs.bench
+    if bench is not None:
+        from openodke.bench import score_official
+
+        scored, failed = bench.align(scored)  # type: ignore[attr-defined]
+        if failed:
+            all_notes.append(
+                f"{failed} prediction(s) name an entity the gold does not hold under any mention "
+                "name; they are scored as written"
+            )
+    doc_ids = [d.id for d in inputs.documents]
+    view = gold_view(inputs.gold, scored, documents=doc_ids)
+    score = view.score
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    flags = checks.of_facts(scored)
+    rows = [_row(name, score, checks, flags, usage)]
+    if bench is not None:
+        if submission is not None:
+            result = official_from_submission(bench, submission)
+        else:
+            result = score_official(bench, list(facts))  # type: ignore[arg-type]
+        official, official_notes = official_row(result)
+        rows.append(official)
+        all_notes += official_notes
+    report = _report(name, score, inputs, rows, all_notes, run_inputs, title)
+    findings = None
+    if diagnosis is not None:
+        findings = diagnose_pipeline(
+            view,
+            inputs,
+            trace=diagnosis.trace,
+            reference=diagnosis.reference,
+            examples=diagnosis.examples,
+            row=name,
+            track_record=diagnosis.track_record,
+        )
+        report = report.model_copy(
+            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+        )
+    return PipelineResult(report=report, score=score, facts=scored, findings=findings)
+
+
+def _row(
+    name: str, score: ExtractionScore, checks: FactChecks, flags: np.ndarray, usage: Usage | None
+) -> Row:
+    conformance, hallucination = checks.summarise(flags)
+    row = row_from_score(name, score, usage=usage)
+    return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
+
+
+def _report(
+    name: str,
+    score: ExtractionScore,
+    inputs: PipelineInputs,
+    rows: list[Row],
+    notes: list[str],
+    run_inputs: dict[str, str] | None,
+    title: str | None,
+) -> EvalReport:
+    stage = score.report(stage="extract")
+    return EvalReport(
+        title=title or f"{name} against {inputs.dataset.name or 'gold'}",
+        n=stage.n,
+        run=RunInfo(openodke=__version__, dataset=inputs.dataset, inputs=run_inputs or {}),
+        bootstrap=Bootstrap(units=len(score.matching.documents)),
+        rows=rows,
+        stages=[stage],
+        notes=notes + list(stage.notes),
+        diagnosis=[],
+        fixes=[],
+        comparison=None,
+        calibration=[],
+    )
+
+
+def score_fact_file(
+    predictions: Path,
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    name: str = "pipeline",
+    notes: Sequence[str] = (),
+    run_inputs: dict[str, str] | None = None,
+) -> PipelineResult:
+    """:func:`score_pipeline` for a large file of Fact rows against a label file, on the fast
+    path: keys and checks straight from the JSON, never a Fact per row (``facts`` is empty)."""
+    from openodke.eval.engine.fastload import load_both, paused_gc
+
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    with paused_gc():
+        gold, said = load_both(labels, predictions, checks=checks)
+        score = score_keys(gold, said, [d.id for d in inputs.documents])
+    flags = said.flags if said.flags is not None else np.zeros(len(said.keys), np.int8)
+    rows = [_row(name, score, checks, flags, None)]
+    inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold.keys)})
+    gold_docs = gold.docs.names.values() if isinstance(gold.docs, DocColumn) else gold.docs
+    notes = [*missing_documents(gold_docs, inputs.documents), *notes]
+    report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
+    return PipelineResult(report=report, score=score, facts=[])

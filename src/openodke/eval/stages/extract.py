@@ -1,0 +1,263 @@
+"""Extraction scoring: ``evaluate_extraction`` and ``run_extract``.
+
+Each miss is a wrong value, a wrong entity, missing or spurious; a wrong value or entity is both a
+false positive and a false negative. Matching lives in :mod:`openodke.eval.engine.matching`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.matching import (
+    DUPLICATE,
+    HIT,
+    MISSING,
+    SPURIOUS,
+    UNSCORED,
+    WRONG_ENTITY,
+    WRONG_VALUE,
+    Matching,
+    fact_key,
+    match_keys,
+)
+from openodke.eval.stages.labels import GoldFact
+from openodke.eval.stages.stage_report import StageReport, safe_div
+from openodke.protocols import bind_stage, call_stage
+from openodke.types import Document, Evidence, Fact, SpanOrigin
+
+__all__ = [
+    "ExtractionScore",
+    "KeyRows",
+    "PredictionKeyRows",
+    "evaluate_extraction",
+    "f1_from_counts",
+    "run_extract",
+    "run_facts",
+    "score_facts",
+    "score_keys",
+]
+
+
+@dataclass
+class KeyRows:
+    """Gold rows in parallel: each row's document and encoded key (lists, or the fast
+    loader's :mod:`~openodke.eval.engine.key_table` columns)."""
+
+    docs: list[str] | DocColumn
+    keys: list[str] | KeyTable
+
+
+@dataclass
+class PredictionKeyRows:
+    """Predictions in parallel: each one's cited documents and encoded key (lists or columns),
+    and, when asked for, its :mod:`~openodke.eval.pipeline.fact_checks` flags."""
+
+    docs: list[tuple[str, ...]] | DocColumn
+    keys: list[str] | KeyTable
+    flags: np.ndarray | None = None
+
+
+def f1_from_counts(tp: int, fp: int, fn: int) -> float | None:
+    """2·tp / (2·tp + fp + fn): the harmonic mean of P and R, None only when all three are 0."""
+    return safe_div(2 * tp, 2 * tp + fp + fn)
+
+
+def _scores(c: dict[str, int]) -> dict[str, float | None]:
+    return {
+        "precision": safe_div(c["tp"], c["tp"] + c["fp"]),
+        "recall": safe_div(c["tp"], c["tp"] + c["fn"]),
+        "f1": f1_from_counts(c["tp"], c["fp"], c["fn"]),
+    }
+
+
+@dataclass
+class ExtractionScore:
+    """A matching and what follows from it: per-document counts and the StageReport."""
+
+    matching: Matching
+    n_predicted: int
+
+    def document_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """tp, fp, fn per document of ``matching.documents`` (uncited errors excluded)."""
+        m = self.matching
+        n = len(m.documents)
+        scored = m.gold_status != DUPLICATE
+        tp = np.bincount(m.gold_doc[m.gold_status == HIT], minlength=n)
+        fn = np.bincount(m.gold_doc[scored & (m.gold_status != HIT)], minlength=n)
+        wrong = (m.pred_status == SPURIOUS) | (m.pred_status == WRONG_VALUE)
+        wrong |= m.pred_status == WRONG_ENTITY
+        fp = np.bincount(m.pred_doc[wrong & (m.pred_doc >= 0)], minlength=n)
+        return tp, fp, fn
+
+    def per_document(self) -> dict[str, list[int]]:
+        """doc id → [tp, fp, fn] for every labelled document."""
+        tp, fp, fn = self.document_counts()
+        return {
+            doc: [int(a), int(b), int(c)]
+            for doc, a, b, c in zip(self.matching.documents, tp, fp, fn, strict=True)
+        }
+
+    @property
+    def uncited(self) -> int:
+        """Predictions that cite no document."""
+        m = self.matching
+        return int(np.count_nonzero((m.pred_doc < 0) & (m.pred_status != UNSCORED)))
+
+    @property
+    def uncited_fp(self) -> int:
+        """False positives citing no document: in every bootstrap draw, in no document's row."""
+        m = self.matching
+        wrong = np.isin(m.pred_status, (SPURIOUS, WRONG_VALUE, WRONG_ENTITY))
+        return int(np.count_nonzero(wrong & (m.pred_doc < 0)))
+
+    @property
+    def unscored(self) -> int:
+        """Predictions citing only unlabelled documents."""
+        return int(np.count_nonzero(self.matching.pred_status == UNSCORED))
+
+    def report(self, stage: str = "extract") -> StageReport:
+        """The StageReport: micro P/R/F1, miss kinds, and a per-predicate breakdown."""
+        m = self.matching
+        row_predicate, predicates = m.rows.predicate_ids()
+        names = {n: i for i, n in enumerate(predicates)}
+        width = max(len(names), 1)
+        ng = len(m.gold_status)
+
+        def table(rows: np.ndarray, status: np.ndarray) -> np.ndarray:
+            codes = rows * 7 + status
+            return np.bincount(codes, minlength=7 * width).reshape(width, 7)
+
+        g = table(row_predicate[:ng], m.gold_status)
+        p = table(row_predicate[ng:], m.pred_status)
+        breakdown: dict[str, dict[str, object]] = {}
+        for name in sorted(names):
+            gr, pr = g[names[name]], p[names[name]]
+            c = {
+                "tp": int(gr[HIT]),
+                "fp": int(pr[WRONG_VALUE] + pr[WRONG_ENTITY] + pr[SPURIOUS]),
+                "fn": int(gr[WRONG_VALUE] + gr[WRONG_ENTITY] + gr[MISSING]),
+                "wrong_value": int(gr[WRONG_VALUE]),
+                "wrong_entity": int(gr[WRONG_ENTITY]),
+                "missing": int(gr[MISSING]),
+                "spurious": int(pr[SPURIOUS]),
+            }
+            if not any(c.values()):
+                continue  # only duplicates or unscored rows: nothing was scored here
+            support = int(gr[HIT] + gr[WRONG_VALUE] + gr[WRONG_ENTITY] + gr[MISSING])
+            breakdown[name] = {**_scores(c), **c, "support": support}
+        total = m.counts()
+        f1s = [row["f1"] for row in breakdown.values() if row["f1"] is not None]
+        metrics: dict[str, float | int | None] = {
+            **_scores(total),
+            "macro_f1": float(np.mean(f1s)) if f1s else None,  # type: ignore[arg-type]
+            **total,
+            "predicates": len(breakdown),
+        }
+        return StageReport(
+            stage=stage,
+            n=int(np.count_nonzero(m.gold_status != DUPLICATE)),
+            metrics=metrics,
+            breakdown=breakdown,
+            notes=tuple(self._notes(breakdown)),
+        )
+
+    def _notes(self, breakdown: dict[str, dict[str, object]]) -> list[str]:
+        m = self.matching
+        notes = []
+        zero = [p for p, row in breakdown.items() if row["f1"] == 0.0]
+        if zero:
+            shown = ", ".join(zero[:12])
+            more = f" and {len(zero) - 12} more" if len(zero) > 12 else ""
+            notes.append(f"F1 is zero for: {shown}{more}")
+        if len(m.gold_status) == 0:
+            notes.append("no gold facts: recall is undefined")
+        if self.n_predicted == 0:
+            notes.append("no predictions: precision is undefined")
+        if self.unscored:
+            notes.append(
+                f"{self.unscored} prediction(s) cite only unlabelled documents and were not scored"
+            )
+        if self.uncited:
+            notes.append(
+                f"{self.uncited} prediction(s) cite no document: matched against gold left "
+                f"over anywhere; {self.uncited_fp} of them are false positives"
+            )
+        dup_gold = int(np.count_nonzero(m.gold_status == DUPLICATE))
+        dup_pred = int(np.count_nonzero(m.pred_status == DUPLICATE))
+        if dup_gold or dup_pred:
+            notes.append(
+                f"duplicates counted once: {dup_gold} gold row(s), {dup_pred} prediction(s)"
+            )
+        return notes
+
+
+def score_keys(
+    gold: KeyRows,
+    predicted: PredictionKeyRows,
+    documents: Iterable[str] | None = None,
+) -> ExtractionScore:
+    """Match encoded key rows (the fast path's entry point)."""
+    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, documents)
+    return ExtractionScore(matching, len(predicted.keys))
+
+
+def score_facts(
+    gold: Sequence[GoldFact], predicted: Sequence[Fact], documents: Iterable[str] | None = None
+) -> ExtractionScore:
+    """Match GoldFacts with predicted Facts."""
+    return score_keys(
+        KeyRows([row.doc_id for row in gold], [fact_key(row.fact) for row in gold]),
+        PredictionKeyRows([f.doc_ids for f in predicted], [fact_key(f) for f in predicted]),
+        documents,
+    )
+
+
+def evaluate_extraction(
+    gold: Sequence[GoldFact],
+    predicted: Sequence[Fact],
+    *,
+    documents: Iterable[str] | None = None,
+) -> StageReport:
+    """Score predicted facts against gold, per document.
+
+    ``documents`` names the labelled documents when some have no gold fact (default: the gold's
+    documents). A prediction scores in the first labelled document it cites; one citing none is
+    matched last against gold left over anywhere; one citing only unlabelled documents is noted.
+    """
+    return score_facts(gold, predicted, documents).report()
+
+
+def with_source(fact: Fact, doc_id: str) -> Fact:
+    """``fact`` citing ``doc_id`` as context when it cites nothing."""
+    if fact.evidence:
+        return fact
+    evidence = (Evidence(doc_id=doc_id, span_origin=SpanOrigin.context),)
+    return fact.model_copy(update={"evidence": evidence})
+
+
+def run_extract(
+    extractor: object,
+    gold: Sequence[GoldFact],
+    documents: Sequence[Document],
+) -> StageReport:
+    """Run ``extractor.extract(document)`` (or a callable) over ``documents`` and score it.
+
+    Facts that cite nothing are taken to cite the document they came from. An error the
+    extractor raises is a PipelineError naming the document (exit 1).
+    """
+    facts = run_facts(extractor, documents)
+    return evaluate_extraction(gold, facts, documents=[d.id for d in documents])
+
+
+def run_facts(extractor: object, documents: Sequence[Document]) -> list[Fact]:
+    """Every fact ``extractor`` gives for ``documents``, each citing its document at least."""
+    call = bind_stage(extractor, "extract")
+    return [
+        with_source(fact, doc.id)
+        for doc in documents
+        for fact in call_stage(call, doc, where=f"document {doc.id}")
+    ]
