@@ -17,7 +17,7 @@ Findings are joined by ``"; "`` when there are several.
 
 from __future__ import annotations
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Document, Evidence, Fact, GroundingVerdict, Span, SpanOrigin
 
 __all__ = [

@@ -15,7 +15,7 @@ from typing import Any
 from openodke.ground.checked import CheckedGrounder
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow, to_fact
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.protocols import bind_stage
 from openodke.types import Document, Entity, Fact, KnowledgeGraph
 
