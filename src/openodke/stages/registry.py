@@ -69,8 +69,8 @@ BUILT: dict[str, dict[str, str]] = {
         "triples": f"{_S}.triples:TriplesExtractor",
     },
     "grounder": {
-        "span": "openodke.ground:SpanGrounder",
-        "llm": "openodke.ground:LLMGrounder",
+        "span": f"{_S}.grounding:SpanGrounder",
+        "llm": f"{_S}.grounding:ModelGrounder",
         "passthrough": f"{_S}.passthrough:PassthroughGrounder",
     },
     "normalizer": {
