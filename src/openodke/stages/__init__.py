@@ -20,6 +20,7 @@ from openodke.stages.base import (
 from openodke.stages.chunkers import PassthroughChunker, SentenceChunker, sentence_spans
 from openodke.stages.corroborate import CONFLICT, SignatureCorroborator, source_of
 from openodke.stages.hybrid import HybridExtractor, merge_by_signature
+from openodke.stages.inputs import default_loader, load_inputs
 from openodke.stages.inverses import DERIVED, InverseDeriver, declares_inverses
 from openodke.stages.llm_extract import EXTRACT_PROMPT, LLMExtractor, reply_schema
 from openodke.stages.loaders import (
@@ -97,8 +98,10 @@ __all__ = [
     "ValueNormalizer",
     "build_stage",
     "declares_inverses",
+    "default_loader",
     "document_id",
     "entities_of",
+    "load_inputs",
     "merge_by_signature",
     "rejected_counts",
     "render_record",
