@@ -123,3 +123,43 @@ def test_a_custom_class_is_built_with_its_options_and_a_function_as_it_is(ontolo
     path = Path(__file__).with_name("custom_stage.py")
     by_file = build_stage("normalizer", {"use": f"{path}:Shout", "times": 3})
     assert by_file.times == 3
+
+
+def test_the_grounders_are_the_free_checks_alone_or_a_model_behind_them(ontology):
+    from openodke.ground import CheckedGrounder, LLMGrounder
+    from openodke.stages.grounding import ModelGrounder, SpanGrounder
+
+    span = build_stage("grounder", "span", StageContext(ontology=ontology))
+    assert isinstance(span, SpanGrounder) and isinstance(span, CheckedGrounder)
+    assert span.inner is None and span.ontology is ontology
+    context = StageContext(
+        ontology=ontology, client=ScriptedClient([]), roles=ModelRoles.single("ollama/m")
+    )
+    llm = build_stage(
+        "grounder", {"use": "llm", "locate": True, "max_workers": 2, "verdicts": "binary"}, context
+    )
+    assert isinstance(llm, ModelGrounder) and isinstance(llm.inner, LLMGrounder)
+    assert (llm.inner.locate, llm.inner.max_workers, llm.inner.claim_format) == (True, 2, "paper")
+    assert llm.inner.spec.model == "ollama/m" and llm.inner.client is context.client
+    with pytest.raises(InputError, match=r"stages\.grounder: llm: grounder: context 'page'"):
+        build_stage("grounder", {"use": "llm", "context": "page"}, context)
+
+
+def test_load_inputs_reads_each_path_by_its_loader_and_numbers_repeats(tmp_path):
+    from openodke.stages import load_inputs
+
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("A.")
+    (tmp_path / "sheet.md").write_text("# S\nx: 1")
+    (tmp_path / "r.csv").write_text("name\nAda\n")
+    docs, warnings = load_inputs(
+        ["notes", "sheet.md", {"path": "r.csv", "tier": "curated"}, "notes/a.txt"], tmp_path
+    )
+    assert [d.id for d in docs] == ["notes/a.txt", "sheet.md", "r.csv#L2", "notes/a.txt~2"]
+    assert docs[2].tier.value == "curated" and warnings == []
+    with pytest.raises(InputError, match=r"odke\.yaml:4: inputs\[0\]: /.*/missing: no such folder"):
+        load_inputs(
+            [{"path": "missing", "loader": "directory"}], tmp_path, path="odke.yaml", lines=[4]
+        )
+    with pytest.raises(InputError, match=r"odke\.yaml:4: html is not built"):
+        load_inputs([{"path": "x.html", "loader": "html"}], tmp_path, path="odke.yaml", lines=[4])

@@ -62,8 +62,9 @@ def load_inputs(
         try:
             documents.extend(loader.load(target, base_dir))
         except InputError as error:
-            if error.path is not None:
+            if path is None and error.path is not None:
                 raise
-            raise InputError(f"inputs[{number}]: {error.message}", path=path, line=line) from None
+            # At the config's line, naming the input and the file the loader could not read.
+            raise InputError(f"inputs[{number}]: {error}", path=path, line=line) from None
         warnings.extend(getattr(loader, "warnings", []))
     return unique_ids(documents), warnings
