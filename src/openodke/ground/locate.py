@@ -6,7 +6,8 @@ Rules (surface.md, "Grounding"):
   named by "St Petersburg");
 - a capitalised name matches only capitalised text ("Apple" is not named by "apple"), and never
   inside a longer name: not when a capitalised word stands right beside it, joined by a space or a
-  hyphen ("Paris" is not named by "Paris Hilton"; a sentence's first word does not count);
+  hyphen ("Paris" is not named by "Paris Hilton"); a sentence's first word, and a title before the
+  name ("King Pandu", "President Barack Obama"), do not make a longer name;
 - a date or a quantity is also found by value: the end ``1815-12-10`` is named by "10 December
   1815", ``99.9`` by "99.9%", ``1200`` by "1,200";
 - the object must be named apart from the subject (the two occurrences may not overlap);
@@ -66,6 +67,20 @@ def view_of(text: str) -> TextView:
     return TextView.of(text)
 
 
+# Titles and honorifics: capitalised before a name without making a longer one ("King Pandu",
+# "President Barack Obama"), so they never hide the name they stand before.
+_TITLES = frozenset(
+    (  # noqa: SIM905 - a word list reads better as words
+        "king queen prince princess emperor empress tsar czar sultan shah pharaoh lord lady sir "
+        "dame saint st pope cardinal archbishop bishop father mother brother sister rabbi imam "
+        "sheikh president vice senator congressman congresswoman governor mayor chancellor "
+        "minister premier secretary ambassador judge justice general admiral colonel captain "
+        "lieutenant major sergeant commander marshal duke duchess count countess baron baroness "
+        "earl marquess viscount dr mr mrs ms miss prof professor rev reverend chairman chief"
+    ).split()
+)
+
+
 def _joined(view: TextView, left: Word, right: Word) -> bool:
     """True when only spaces or a hyphen stand between two words: one name, not two."""
     gap = view.text[left.end : right.start]
@@ -105,6 +120,7 @@ def _capitalised_alone(view: TextView, run: tuple[Word, ...], wanted: list[Word]
         and i not in view.openers
         and i - 1 not in view.openers
         and before.text[0].isupper()
+        and before.key not in _TITLES
         and _joined(view, before, run[0])
     ):
         return False

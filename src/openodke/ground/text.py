@@ -85,7 +85,8 @@ def _split_underscores(offset: int, token: str) -> list[Word]:
 
 def _is_abbreviation(text: str, stop: int) -> bool:
     """True when the full stop at ``stop`` closes an abbreviation or an initial (``J.``)."""
-    before = text[max(0, stop - 12) : stop]
+    # Spaces before the stop are skipped: tokenised text writes "Sr ." for "Sr.".
+    before = text[max(0, stop - 12) : stop].rstrip()
     match = re.search(r"([\w.]+)$", before)
     if match is None:
         return False
