@@ -280,3 +280,53 @@ def test_a_bad_grounder_option_in_the_config_exits_2(odke, server, tmp_path: Pat
     result = ground(odke, "--config", str(config))
     assert result.exit_code == 2
     assert "stages.grounder.widn: unknown option (did you mean 'widen'?)" in result.stderr
+
+
+def test_adapter_output_is_grounded(odke, llm_server, monkeypatch, tmp_path: Path) -> None:
+    adapters = ROOT / "tests" / "fixtures" / "adapters"
+    running = llm_server("openai", lambda prompt: '{"verdict": "supported"}')
+    monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
+    monkeypatch.chdir(tmp_path)
+    result = odke(
+        "ground",
+        "--facts",
+        str(adapters / "langextract" / "annotated.jsonl"),
+        "--adapter",
+        "langextract",
+        "--texts",
+        str(adapters / "texts"),
+        "--model",
+        "openai/judge",
+        "--no-cache",
+        "--json",
+    )
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["facts"] > 0 and summary["calls"] == len(running.requests) > 0
+    # langextract's char_interval is a cited span: the model is shown that clause alone.
+    assert any(
+        "Passage:\nAda Brandt is the chief executive of Halden Robotics"
+        in r.body["messages"][1]["content"]
+        for r in running.requests
+    )
+
+
+def test_a_sinks_facts_are_read_as_fact_rows(odke, server, tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    assert ground(odke, "--model", "openai/judge", "--no-cache", "-o", str(first)).exit_code == 0
+    again = odke(
+        "ground",
+        "--facts",
+        str(first / "facts.jsonl"),
+        "--texts",
+        str(TEXTS),
+        "--model",
+        "openai/judge",
+        "--no-cache",
+        "--json",
+    )
+    assert again.exit_code == 0, again.stderr
+    summary = json.loads(again.stdout)
+    # Fact rows keep their ids, evidence and findings: r4's free not_found is kept, not re-asked.
+    assert summary["facts"] == 6 and summary["unsupported"]["ids"] == ["r4", "r5"]
+    assert len(server.requests) == 2 * 5  # the second run asked the same five, not r4
