@@ -292,3 +292,10 @@ def test_graphrag_sentences_note_reaches_the_report(labelled):
     (note,) = [n for n in report["notes"] if n.startswith("graphrag:")]
     assert "none of the 5 relationship descriptions names a predicate" in note
     assert "prompts/extract_graph.txt" in note
+
+
+def test_graphrag_output_returned_by_run_is_refused_naming_the_way() -> None:
+    from openodke.errors import InputError
+
+    with pytest.raises(InputError, match="--adapter graphrag reads files, not returned objects"):
+        rows_from_objects([{"source": "A", "target": "B"}], "graphrag", DOCS)
