@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from openodke.ground.text import Word, entity_names, sentence_bounds, words
 from openodke.ground.values import (
+    Found,
     date_names,
     find_dates,
     find_numbers,
@@ -40,12 +41,31 @@ Occurrence = tuple[int, int]
 
 @dataclass(frozen=True)
 class TextView:
-    """One text read once: its sentences, its words, and which words open a sentence."""
+    """One text read once: its sentences, its words, and which words open a sentence; the dates,
+    numbers and word positions are found the first time a name asks for them."""
 
     text: str
     sentences: tuple[tuple[int, int], ...]
     words: tuple[Word, ...]
     openers: frozenset[int]
+
+    @cached_property
+    def dates(self) -> list[Found]:
+        """Every date in the text."""
+        return find_dates(self.text)
+
+    @cached_property
+    def numbers(self) -> list[Found]:
+        """Every number in the text."""
+        return find_numbers(self.text)
+
+    @cached_property
+    def positions(self) -> dict[str, list[int]]:
+        """Word key -> the indices of the words with that key."""
+        found: dict[str, list[int]] = {}
+        for index, word in enumerate(self.words):
+            found.setdefault(word.key, []).append(index)
+        return found
 
     @classmethod
     def of(cls, text: str) -> TextView:
@@ -96,8 +116,8 @@ def _word_matches(view: TextView, name: str) -> list[Occurrence]:
     found: list[Occurrence] = []
     text_words = view.words
     size = len(keys)
-    for i in range(len(text_words) - size + 1):
-        if text_words[i].key != keys[0]:
+    for i in view.positions.get(keys[0], ()):
+        if i + size > len(text_words):
             continue
         if any(text_words[i + k].key != keys[k] for k in range(1, size)):
             continue
@@ -139,12 +159,12 @@ def name_occurrences(view: TextView, name: str) -> list[Occurrence]:
     found = set(_word_matches(view, name))
     date = parse_date(name)
     if date is not None:
-        found.update((f.start, f.end) for f in find_dates(view.text) if date_names(f.value, date))  # type: ignore[arg-type]
+        found.update((f.start, f.end) for f in view.dates if date_names(f.value, date))  # type: ignore[arg-type]
     number = parse_number(name)
     if number is not None:
         found.update(
             (f.start, f.end)
-            for f in find_numbers(view.text)
+            for f in view.numbers
             if math.isclose(f.value, number, rel_tol=1e-9)  # type: ignore[arg-type]
         )
     return sorted(found)
