@@ -141,3 +141,18 @@ def test_sentences_around_a_span() -> None:
     assert sentences_around(bounds, 15, 19) == (9, 25)  # "four" → its sentence
     assert sentences_around(bounds, 4, 14) == (0, 25)  # crossing two sentences
     assert sentences_around(bounds, 9, 25) == (9, 25)
+
+
+def test_a_title_before_a_name_is_not_a_longer_name() -> None:
+    text = "Kunti was the first wife of King Pandu in the Kuru Kingdom."
+    assert window(edge("Kunti", "Pandu"), text) == text
+    assert window(edge("Ada", "Barack Obama"), "Ada met President Barack Obama.") is not None
+    assert locate(edge("Ada", "Obama"), "Ada met Barack Obama.") is None  # a longer name
+
+
+def test_tokenised_text_keeps_an_abbreviation_in_its_sentence() -> None:
+    text = "William Frist Sr . ( born 1952 ) is a physician . He served ."
+    assert [text[s:e] for s, e in sentence_bounds(text)] == [
+        "William Frist Sr . ( born 1952 ) is a physician .",
+        "He served .",
+    ]

@@ -19,7 +19,7 @@ from openodke.ontology import Ontology
 from openodke.protocols import bind_stage
 from openodke.types import Document, Entity, Fact, KnowledgeGraph
 
-__all__ = ["ground_facts", "ground_graph"]
+__all__ = ["ground_facts", "ground_graph", "rehome"]
 
 
 def _as_fact(row: Fact | TripleRow, index: DocumentIndex, ontology: Ontology | None) -> Fact:
@@ -28,7 +28,7 @@ def _as_fact(row: Fact | TripleRow, index: DocumentIndex, ontology: Ontology | N
     return to_fact(row, index.get(row.doc), ontology)
 
 
-def _rehomed(fact: Fact, document: Document) -> Fact:
+def rehome(fact: Fact, document: Document) -> Fact:
     """The fact with its first citation's document id set to ``document.id``."""
     first = fact.evidence[0]
     if first.doc_id == document.id:
@@ -51,7 +51,7 @@ def ground_facts(
         document = index.get(fact.evidence[0].doc_id) if fact.evidence else None
         if document is None:
             continue
-        pairs.append((_rehomed(fact, document), document))
+        pairs.append((rehome(fact, document), document))
         positions.append(i)
     batch = getattr(grounder, "ground_all", None)
     if callable(batch):

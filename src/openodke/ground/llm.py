@@ -91,7 +91,7 @@ class LLMGrounder:
     ``retry`` (a RetryPolicy or its options) and ``cache`` (decision 5: a folder, a store, None for
     ``.odke-cache/`` in the working directory, False for none) shape the live client built when
     ``client`` is None. ``progress``: a bar on stderr for long batches (None: when it is a
-    terminal).
+    terminal). ``close()`` closes the client when this grounder built it, or ``owns_client``.
     """
 
     def __init__(
@@ -108,6 +108,7 @@ class LLMGrounder:
         retry: Mapping[str, Any] | RetryPolicy | None = None,
         cache: str | Path | ResponseStore | bool | None = None,
         progress: bool | None = None,
+        owns_client: bool | None = None,
     ) -> None:
         if verdicts == "binary":
             claim_format = "paper"
@@ -127,7 +128,7 @@ class LLMGrounder:
         self.widen = widen and claim_format == "span"
         self.max_workers = max_workers
         self.progress = progress
-        self._owns_client = client is None
+        self._owns_client = client is None if owns_client is None else owns_client
         self.client = client if client is not None else _live_client(self.spec, retry, cache)
         self._stats = GroundingStats()
         self._used: dict[str, str] = {}
