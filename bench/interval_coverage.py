@@ -7,7 +7,7 @@ A seeded simulation with known truth. Each document has g gold facts, finds each
 (tp ~ Binomial(g, 0.6), fn = g − tp) and makes fp spurious predictions:
 
 - poisson: g ~ Poisson(4), fp ~ Poisson(1.5), the sizes of tests/test_eval_aa.py;
-- lognormal: g ~ Poisson(4·L / E[L]), L lognormal with σ = 1.5, fp ~ Poisson(0.375 g): heavy tails,
+- lognormal: g ~ Poisson(4·L / E[L]), L lognormal with σ = 2.5, fp ~ Poisson(0.375 g): heavy tails,
   a few documents hold most facts;
 - pareto: as lognormal with L ~ Lomax(α = 2.2), whose variance is barely finite.
 
@@ -43,7 +43,7 @@ def gold_sizes(rng: np.random.Generator, documents: int, sizes: str) -> np.ndarr
     if sizes == "poisson":
         return rng.poisson(4.0, documents)
     if sizes == "lognormal":
-        sigma = 1.5
+        sigma = 2.5
         return rng.poisson(4.0 * rng.lognormal(0.0, sigma, documents) / math.exp(sigma**2 / 2))
     if sizes == "pareto":
         alpha = 2.2  # Lomax(α) has mean 1 / (α − 1)

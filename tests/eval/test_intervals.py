@@ -215,25 +215,23 @@ def test_negated_draws_give_the_exact_mirror_image(seed):
 # ----------------------------------------------------------------------------- small sets
 
 
+TAIL = (
+    ": too few for any range to be trusted (below 10 a 95% range can cover the truth far "
+    "less than 95% of the time); read the ranges as rough"
+)
+
+
 @pytest.mark.parametrize(
-    ("units", "unit", "expected"),
+    ("units", "unit", "total", "expected"),
     [
-        (
-            1,
-            "document",
-            "only 1 document: too few for any range to be trusted (a 95% range covers the "
-            "truth well under 95% of the time below 10 documents); read the ranges as rough",
-        ),
-        (
-            9,
-            "item",
-            "only 9 items: too few for any range to be trusted (a 95% range covers the "
-            "truth well under 95% of the time below 10 items); read the ranges as rough",
-        ),
-        (10, "document", None),
-        (2000, "item", None),
+        (1, "document", None, "only 1 document" + TAIL),
+        (9, "item", 9, "only 9 items" + TAIL),
+        (4, "document", 15, "only 4 of 15 documents hold a gold or predicted fact" + TAIL),
+        (1, "document", 200, "only 1 of 200 documents holds a gold or predicted fact" + TAIL),
+        (10, "document", 200, None),
+        (2000, "item", None, None),
     ],
 )
-def test_small_set_note(units, unit, expected):
+def test_small_set_note(units, unit, total, expected):
     assert SMALL_SET == 10
-    assert small_set_note(units, unit) == expected
+    assert small_set_note(units, unit, total=total) == expected

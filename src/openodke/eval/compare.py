@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.engine.items import ItemRow
@@ -104,7 +105,13 @@ def compare_items(
             for name, paired in guardrails.items()
             if paired.verdict == "worse"
         )
-    too_small = small_set_note(primary.items, unit)
+    # Documents without a gold or predicted fact in either run add nothing to any sum.
+    informative = (
+        primary.items
+        if unit == "item"
+        else int(np.count_nonzero(values_a.any(axis=1) | values_b.any(axis=1)))
+    )
+    too_small = small_set_note(informative, unit, total=primary.items)
     if too_small is not None:
         notes.append(too_small)
     if primary.flips == 0:

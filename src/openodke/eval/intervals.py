@@ -50,8 +50,9 @@ __all__ = [
 IntervalMethod = Literal["expanded-bca", "percentile"]
 """How a range is read off the draws: expanded BCa (the default) or the plain percentile."""
 
-# Below this many units no range is trusted (DECISIONS #41): at 5 documents the expanded BCa
-# range covers 89% in our simulation, at 10 documents 94%.
+# Below this many informative units (documents holding a gold or predicted fact; every item) no
+# range is trusted (DECISIONS #41). In our simulation expanded BCa ranges cover 88% with 4–5 such
+# documents (61% with 2–3), 94–97% from 6 on; 10 leaves a margin.
 SMALL_SET = 10
 # Student's t CDF by its finite series up to this many degrees of freedom; beyond, the
 # Cornish–Fisher expansion, whose next term is under 1e-10 there.
@@ -184,18 +185,24 @@ def student_t_quantile(tail: float, df: int) -> float:
     return math.sqrt(df) * math.tan((low + high) / 2)
 
 
-def small_set_note(units: int, unit: str = "document") -> str | None:
+def small_set_note(units: int, unit: str = "document", *, total: int | None = None) -> str | None:
     """The note for a set too small for any bootstrap range to be trusted, else None.
 
-    Below `SMALL_SET` units (10) the expanded BCa range covers well under its level in our
-    simulation (DECISIONS #41), and no other bootstrap range does better.
+    `units` counts the informative units: documents holding a gold or predicted fact (an empty
+    document adds nothing to any sum, so a set of 200 mostly empty documents is a small set),
+    every item. `total` is how many units the set has, when more. Below `SMALL_SET` (10) a 95%
+    range can cover the truth far less often than 95% (DECISIONS #41), whatever the method.
     """
     if units >= SMALL_SET:
         return None
-    plural = unit if units == 1 else f"{unit}s"
+    if total is not None and total != units:
+        holds = "holds" if units == 1 else "hold"
+        counted = f"{units} of {total} {unit}s {holds} a gold or predicted fact"
+    else:
+        counted = f"{units} {unit}" + ("" if units == 1 else "s")
     return (
-        f"only {units} {plural}: too few for any range to be trusted (a 95% range covers the "
-        f"truth well under 95% of the time below {SMALL_SET} {unit}s); read the ranges as rough"
+        f"only {counted}: too few for any range to be trusted (below {SMALL_SET} a 95% range "
+        "can cover the truth far less than 95% of the time); read the ranges as rough"
     )
 
 
