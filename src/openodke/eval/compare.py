@@ -1,7 +1,8 @@
 """Compare two runs' items files: one metric decides, the others are guardrails.
 
 `compare_items` is what `odke eval compare A B` computes; `render_comparison` is what it prints.
-The statistics are in `openodke.eval.stats`.
+The statistics are in `openodke.eval.paired` (the draws of both runs) and `openodke.eval.intervals`
+(how a range is read off them).
 """
 
 from __future__ import annotations
