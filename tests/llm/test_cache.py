@@ -194,3 +194,27 @@ def test_the_store_holds_no_request_secrets(tmp_path) -> None:
         "latency_s": 0.0,
     }
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("cache", "config", "expected"),
+    [
+        (False, "proj/odke.yaml", None),
+        (None, "proj/odke.yaml", Path("proj/.odke-cache")),
+        (True, None, Path.cwd() / ".odke-cache"),
+        ("elsewhere", "proj/odke.yaml", Path("elsewhere")),
+    ],
+)
+def test_the_cache_lives_beside_the_config_unless_moved(cache, config, expected) -> None:
+    from openodke.llm import cache_location
+
+    assert cache_location(cache, config=config) == expected
+
+
+def test_the_factory_puts_the_cache_beside_the_config(tmp_path) -> None:
+    from openodke.llm import client_for
+
+    client = client_for("ollama/q", config=tmp_path / "odke.yaml", env={})
+    assert isinstance(client, CachedClient)
+    assert client.store.path == tmp_path / ".odke-cache" / "responses.sqlite"
+    client.close()

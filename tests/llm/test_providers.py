@@ -304,3 +304,15 @@ def test_the_client_repr_and_errors_hold_no_key(llm_server, sleeps, client) -> N
     reply = live.complete([{"role": "user", "content": f"echo {KEY}"}], spec)
     assert reply.error is not None and KEY not in reply.error  # the 404 body quoted the key
     assert KEY not in repr(live) and KEY not in repr(spec)
+
+
+@pytest.mark.parametrize(
+    ("base", "field"),
+    [(None, "max_completion_tokens"), ("http://localhost:8000", "max_tokens")],
+)
+def test_openais_own_endpoint_gets_max_completion_tokens(base, field) -> None:
+    from openodke.llm.providers import PROVIDERS
+
+    spec = ModelSpec(model="openai/gpt-5-mini", base_url=base, max_tokens=256)
+    body = PROVIDERS["openai"].body(MESSAGES, spec, None, {})
+    assert body[field] == 256 and len({"max_tokens", "max_completion_tokens"} & set(body)) == 1

@@ -2,7 +2,7 @@
 
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelRoles, ModelSpec, qualify
 from openodke.llm.budget import Budget, BudgetedClient
-from openodke.llm.cache import CachedClient, ResponseStore, cache_key
+from openodke.llm.cache import CachedClient, ResponseStore, cache_key, cache_location
 from openodke.llm.client import ProviderClient, check_spec
 from openodke.llm.concurrency import map_calls
 from openodke.llm.cost import (
@@ -50,6 +50,7 @@ __all__ = [
     "ScriptedClient",
     "StageCost",
     "cache_key",
+    "cache_location",
     "check_spec",
     "client_for",
     "compare_costs",

@@ -21,7 +21,14 @@ from typing import Any
 from openodke.errors import InputError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
 
-__all__ = ["CACHE_DIR", "CACHE_FILE", "CachedClient", "ResponseStore", "cache_key"]
+__all__ = [
+    "CACHE_DIR",
+    "CACHE_FILE",
+    "CachedClient",
+    "ResponseStore",
+    "cache_key",
+    "cache_location",
+]
 
 CACHE_DIR = ".odke-cache"
 CACHE_FILE = "responses.sqlite"
@@ -49,6 +56,22 @@ def cache_key(
         document["repeat"] = spec.repeat
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def cache_location(
+    cache: str | Path | bool | None = None, *, config: str | Path | None = None
+) -> Path | None:
+    """The cache folder per decision 5, or None when caching is off.
+
+    ``cache`` is ``--cache DIR`` or the run config's ``cache:`` (a path, resolved by the caller
+    against the config's folder, or ``false``); ``--no-cache`` is ``False``. Unset (None or True):
+    ``.odke-cache/`` beside the run config ``config``, else in the working directory.
+    """
+    if cache is False:
+        return None
+    if cache is None or cache is True:
+        return (Path(config).parent if config is not None else Path.cwd()) / CACHE_DIR
+    return Path(cache)
 
 
 class ResponseStore:
@@ -122,7 +145,7 @@ class CachedClient:
         if isinstance(cache, ResponseStore):
             self.store = cache
         else:
-            self.store = ResponseStore(Path(CACHE_DIR) if cache is None else Path(cache))
+            self.store = ResponseStore(cache_location(cache) or CACHE_DIR)
         self.cacheable = getattr(inner, "cacheable", True)
         self._lock = threading.Lock()
         self.hits = 0

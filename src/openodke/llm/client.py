@@ -115,7 +115,7 @@ class ProviderClient:
         key = self.env.get(variable) if variable else None
         url = provider.url(spec, self.env)
         headers = provider.headers(key)
-        body = provider.body(messages, spec, schema)
+        body = provider.body(messages, spec, schema, self.env)
         started = time.perf_counter()
         failure = "no attempt made"
         for attempt in range(1, self.retry.attempts + 1):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from openodke.llm.base import LLMClient, ModelRoles, ModelSpec
 from openodke.llm.budget import Budget, BudgetedClient
-from openodke.llm.cache import CachedClient, ResponseStore
+from openodke.llm.cache import CachedClient, ResponseStore, cache_location
 from openodke.llm.client import ProviderClient, check_spec
 from openodke.llm.retry import RetryPolicy
 
@@ -22,6 +22,7 @@ __all__ = ["client_for"]
 def client_for(
     *models: str | ModelSpec | ModelRoles,
     cache: str | Path | ResponseStore | bool | None = None,
+    config: str | Path | None = None,
     budget: Budget | None = None,
     retry: RetryPolicy | None = None,
     env: Mapping[str, str] | None = None,
@@ -29,7 +30,8 @@ def client_for(
     """One client that can call every model named, checked before any call.
 
     Raises ModelConfigError (exit 2) for an unknown prefix or a missing key. ``cache``: a folder,
-    a store, None or True for ``.odke-cache/`` in the working directory, False for none.
+    a store, False for none, or None/True for ``.odke-cache/`` beside the run config ``config``
+    (else in the working directory).
     """
     specs: list[ModelSpec] = []
     for model in models:
@@ -42,6 +44,7 @@ def client_for(
     client: LLMClient = ProviderClient(retry=retry, env=env)
     if budget is not None:
         client = BudgetedClient(client, budget)
-    if cache is False:
-        return client
-    return CachedClient(client, None if cache is True else cache)
+    if isinstance(cache, ResponseStore):
+        return CachedClient(client, cache)
+    folder = cache_location(cache, config=config)
+    return client if folder is None else CachedClient(client, folder)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,6 +57,10 @@ class PricedModel(BaseModel):
     output: float = Field(description="USD per million output tokens.")
 
 
+_USERINFO = re.compile(r"//[^/@]*@")
+"""Credentials written into a URL (``https://user:pass@host``), never shown."""
+
+
 def describe_providers(env: Mapping[str, str] | None = None) -> list[ProviderInfo]:
     """Every provider with its endpoint and variables, by prefix."""
     from openodke.llm.base import ModelSpec
@@ -67,7 +72,7 @@ def describe_providers(env: Mapping[str, str] | None = None) -> list[ProviderInf
         rows.append(
             ProviderInfo(
                 prefix=prefix,
-                endpoint=provider.url(spec, env),
+                endpoint=_USERINFO.sub("//", provider.url(spec, env)),
                 endpoint_env=provider.base_env,
                 endpoint_env_set=bool(provider.base_env and env.get(provider.base_env)),
                 key_env=provider.key_env,

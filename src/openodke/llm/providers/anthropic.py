@@ -47,7 +47,11 @@ class Anthropic(Provider):
         return headers
 
     def body(
-        self, messages: Sequence[Message], spec: ModelSpec, schema: Mapping[str, Any] | None
+        self,
+        messages: Sequence[Message],
+        spec: ModelSpec,
+        schema: Mapping[str, Any] | None,
+        env: Mapping[str, str],
     ) -> dict[str, Any]:
         """System messages move to ``system``, the schema after them; ``max_tokens`` is required (1024)."""
         system = [str(m["content"]) for m in messages if m["role"] == "system"]

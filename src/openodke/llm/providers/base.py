@@ -87,7 +87,11 @@ class Provider(ABC):
 
     @abstractmethod
     def body(
-        self, messages: Sequence[Message], spec: ModelSpec, schema: Mapping[str, Any] | None
+        self,
+        messages: Sequence[Message],
+        spec: ModelSpec,
+        schema: Mapping[str, Any] | None,
+        env: Mapping[str, str],
     ) -> dict[str, Any]:
         """The JSON request body."""
 

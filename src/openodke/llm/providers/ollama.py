@@ -44,7 +44,11 @@ class Ollama(Provider):
         return headers
 
     def body(
-        self, messages: Sequence[Message], spec: ModelSpec, schema: Mapping[str, Any] | None
+        self,
+        messages: Sequence[Message],
+        spec: ModelSpec,
+        schema: Mapping[str, Any] | None,
+        env: Mapping[str, str],
     ) -> dict[str, Any]:
         """Temperature and ``num_predict`` go in ``options``; an ``extra`` ``options`` merges in."""
         body: dict[str, Any] = {

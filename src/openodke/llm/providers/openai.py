@@ -45,14 +45,23 @@ class OpenAI(Provider):
         return headers
 
     def body(
-        self, messages: Sequence[Message], spec: ModelSpec, schema: Mapping[str, Any] | None
+        self,
+        messages: Sequence[Message],
+        spec: ModelSpec,
+        schema: Mapping[str, Any] | None,
+        env: Mapping[str, str],
     ) -> dict[str, Any]:
-        """Model, messages, temperature and ``max_tokens`` when set, ``response_format``, extra."""
+        """Model, messages, temperature and the token cap when set, ``response_format``, extra.
+
+        OpenAI's own endpoint gets ``max_completion_tokens`` (its reasoning models refuse
+        ``max_tokens``); compatible servers get ``max_tokens``, which all of them read.
+        """
         body: dict[str, Any] = {"model": spec.name, "messages": plain_messages(messages)}
         if spec.temperature is not None:
             body["temperature"] = spec.temperature
         if spec.max_tokens is not None:
-            body["max_tokens"] = spec.max_tokens
+            own = self.base(spec, env) == OPENAI_BASE
+            body["max_completion_tokens" if own else "max_tokens"] = spec.max_tokens
         if schema is not None:
             body["response_format"] = {
                 "type": "json_schema",
