@@ -155,3 +155,52 @@ def test_budget_rejects_negative_caps() -> None:
     with pytest.raises(ValueError):
         map_calls(lambda i: i, [1], max_workers=0)
     assert ModelSpec(model="x/y").repeat == 0
+
+
+BAR_SCRIPT = """
+import time
+from openodke.llm import map_calls
+map_calls(lambda i: time.sleep(0.01), range(30), max_workers=3, description="grounding")
+"""
+
+
+@pytest.mark.parametrize(("terminal", "shown"), [(True, True), (False, False)])
+def test_the_bar_draws_on_a_terminal_stderr_only(terminal, shown, tmp_path) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root / "src"), "TERM": "xterm", "COLUMNS": "80"}
+    chunks: list[bytes] = []
+    if terminal:
+        leader, err = pty.openpty()
+
+        def drain() -> None:  # read as it comes, so a full pty buffer never blocks the child
+            while True:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:
+                    return
+                if not chunk:
+                    return
+                chunks.append(chunk)
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+    else:
+        err = os.open(tmp_path / "err.txt", os.O_WRONLY | os.O_CREAT)
+    child = subprocess.run(
+        [sys.executable, "-c", BAR_SCRIPT], stderr=err, stdout=subprocess.PIPE, env=env, timeout=60
+    )
+    os.close(err)
+    if terminal:
+        reader.join(timeout=5)
+        os.close(leader)
+        written = b"".join(chunks)
+    else:
+        written = (tmp_path / "err.txt").read_bytes()
+    assert child.returncode == 0 and child.stdout == b""
+    assert (b"grounding" in written) is shown

@@ -24,6 +24,7 @@ from openodke.llm.recorded import (
     ScriptedClient,
     load_replay,
 )
+from openodke.llm.redact import strip_secrets
 from openodke.llm.retry import RetryPolicy
 
 __all__ = [
@@ -61,4 +62,5 @@ __all__ = [
     "price_of",
     "price_table",
     "qualify",
+    "strip_secrets",
 ]

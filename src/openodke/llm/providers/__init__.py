@@ -15,10 +15,10 @@ from openodke.llm.providers.ollama import Ollama
 from openodke.llm.providers.openai import OpenAI
 
 __all__ = [
-    "PROVIDERS",
     "Anthropic",
     "Ollama",
     "OpenAI",
+    "PROVIDERS",
     "PricedModel",
     "Provider",
     "ProviderInfo",
