@@ -18,7 +18,7 @@ from openodke.ground.checks import (
 )
 from openodke.ground.llm import PlannedCall
 from openodke.ground.stats import GroundingStats, combine
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.protocols import Grounder, bind_stage
 from openodke.types import Document, Fact
 
@@ -36,6 +36,18 @@ class CheckedGrounder:
 
     def __repr__(self) -> str:
         return f"CheckedGrounder({self.inner!r})"
+
+    def close(self) -> None:
+        """Close the inner grounder (and the client it built), when it can be closed."""
+        closing = getattr(self.inner, "close", None)
+        if callable(closing):
+            closing()
+
+    def __enter__(self) -> CheckedGrounder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def stats(self) -> dict[str, Any]:

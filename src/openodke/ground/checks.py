@@ -17,7 +17,7 @@ Findings are joined by ``"; "`` when there are several.
 
 from __future__ import annotations
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Document, Evidence, Fact, GroundingVerdict, Span, SpanOrigin
 
 __all__ = [
@@ -96,8 +96,8 @@ def _check_one(ev: Evidence, document: Document) -> tuple[Evidence, list[str], b
         return ev.model_copy(update={"span": moved}), notes, False
     if not inside:
         notes.append(
-            f"span: {span.start}-{span.end} is outside the text ({len(text)} characters); "
-            "the whole text stands in"
+            f"span: {span.start}-{span.end} is outside the text ({len(text)} characters), "
+            "so the whole text stands in"
         )
         whole = Span(doc_id=span.doc_id, start=0, end=len(text))
         return (

@@ -15,11 +15,11 @@ from typing import Any
 from openodke.ground.checked import CheckedGrounder
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow, to_fact
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.protocols import bind_stage
 from openodke.types import Document, Entity, Fact, KnowledgeGraph
 
-__all__ = ["ground_facts", "ground_graph"]
+__all__ = ["ground_facts", "ground_graph", "rehome"]
 
 
 def _as_fact(row: Fact | TripleRow, index: DocumentIndex, ontology: Ontology | None) -> Fact:
@@ -28,7 +28,7 @@ def _as_fact(row: Fact | TripleRow, index: DocumentIndex, ontology: Ontology | N
     return to_fact(row, index.get(row.doc), ontology)
 
 
-def _rehomed(fact: Fact, document: Document) -> Fact:
+def rehome(fact: Fact, document: Document) -> Fact:
     """The fact with its first citation's document id set to ``document.id``."""
     first = fact.evidence[0]
     if first.doc_id == document.id:
@@ -51,7 +51,7 @@ def ground_facts(
         document = index.get(fact.evidence[0].doc_id) if fact.evidence else None
         if document is None:
             continue
-        pairs.append((_rehomed(fact, document), document))
+        pairs.append((rehome(fact, document), document))
         positions.append(i)
     batch = getattr(grounder, "ground_all", None)
     if callable(batch):
@@ -71,14 +71,18 @@ def ground_graph(
     *,
     ontology: Ontology | None = None,
 ) -> KnowledgeGraph:
-    """A graph of the rows' facts, each with a verdict; ``grounder`` None runs the free checks.
+    """A graph of the rows' facts, each with a verdict.
+
+    The free checks always run first (``grounder`` is put behind a ``CheckedGrounder`` unless it
+    is one); ``grounder`` None runs them alone.
 
     ``stats["stages"]["grounder"]`` holds the grounder's counts (``GroundingStats``) with
     ``no_document`` added; ``stats["prompts"]`` and ``stats["claim_formats"]`` what it asked with.
     """
     index = DocumentIndex(documents)
     facts = [_as_fact(row, index, ontology) for row in rows]
-    grounder = grounder if grounder is not None else CheckedGrounder(None, ontology)
+    if not isinstance(grounder, CheckedGrounder):
+        grounder = CheckedGrounder(grounder, ontology)
     grounded, uncited = ground_facts(facts, index, grounder)
     stats = getattr(grounder, "stats", None)
     counts: dict[str, Any] = dict(stats) if isinstance(stats, dict) else {}

@@ -16,8 +16,8 @@ grounder builds its own client, before any call; a budget stop (BudgetStop, exit
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from openodke.errors import BudgetStop, ModelConfigError
@@ -34,7 +34,16 @@ from openodke.ground.prompts import (
 )
 from openodke.ground.stats import GroundingStats
 from openodke.ground.text import sentences_around
-from openodke.llm import LLMClient, LLMResponse, ModelRoles, ModelSpec
+from openodke.llm import (
+    LLMClient,
+    LLMResponse,
+    ModelRoles,
+    ModelSpec,
+    ResponseStore,
+    RetryPolicy,
+    client_for,
+    map_calls,
+)
 from openodke.llm.base import GROUND_MAX_TOKENS
 from openodke.types import Document, Evidence, Fact, GroundingVerdict, Span, SpanOrigin
 
@@ -79,6 +88,10 @@ class LLMGrounder:
     ``client``: any LLMClient; None builds the live client for the model (checked first).
     ``claim_format``: ``"span"`` (``ground.span@1``) or ``"paper"`` (``ground.paper@1``, which
     implies ``context="document"``); ``verdicts="binary"`` is the run config's name for paper.
+    ``retry`` (a RetryPolicy or its options) and ``cache`` (decision 5: a folder, a store, None for
+    ``.odke-cache/`` in the working directory, False for none) shape the live client built when
+    ``client`` is None. ``progress``: a bar on stderr for long batches (None: when it is a
+    terminal). ``close()`` closes the client when this grounder built it, or ``owns_client``.
     """
 
     def __init__(
@@ -92,7 +105,10 @@ class LLMGrounder:
         locate: bool = False,
         widen: bool = False,
         max_workers: int = DEFAULT_MAX_WORKERS,
-        retry: Mapping[str, Any] | None = None,
+        retry: Mapping[str, Any] | RetryPolicy | None = None,
+        cache: str | Path | ResponseStore | bool | None = None,
+        progress: bool | None = None,
+        owns_client: bool | None = None,
     ) -> None:
         if verdicts == "binary":
             claim_format = "paper"
@@ -111,12 +127,27 @@ class LLMGrounder:
         self.locate = locate
         self.widen = widen and claim_format == "span"
         self.max_workers = max_workers
-        self.client = client if client is not None else _live_client(self.spec, retry)
+        self.progress = progress
+        self._owns_client = client is None if owns_client is None else owns_client
+        self.client = client if client is not None else _live_client(self.spec, retry, cache)
         self._stats = GroundingStats()
         self._used: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"LLMGrounder({self.spec.model!r}, prompt={self.prompt.key!r})"
+
+    def close(self) -> None:
+        """Close the client this grounder built (its connections and cache); a client passed in
+        is the caller's to close."""
+        closing = getattr(self.client, "close", None)
+        if self._owns_client and callable(closing):
+            closing()
+
+    def __enter__(self) -> LLMGrounder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- what ran -------------------------------------------------------------------------
 
@@ -150,11 +181,13 @@ class LLMGrounder:
 
     def ground_all(self, pairs: Iterable[tuple[Fact, Document]]) -> list[Fact]:
         """Ground many facts, up to ``max_workers`` calls at once; results in input order."""
-        work = list(pairs)
-        if self.max_workers == 1 or len(work) <= 1:
-            return [self.ground(fact, doc) for fact, doc in work]
-        with ThreadPoolExecutor(self.max_workers, thread_name_prefix="odke-ground") as pool:
-            return list(pool.map(lambda pair: self.ground(*pair), work))
+        return map_calls(
+            lambda pair: self.ground(*pair),
+            pairs,
+            max_workers=self.max_workers,
+            progress=self.progress,
+            description="grounding",
+        )
 
     def plan(self, pairs: Iterable[tuple[Fact, Document]]) -> list[PlannedCall]:
         """The calls grounding ``pairs`` would make, without making any (a dry run).
@@ -254,8 +287,11 @@ def _located(fact: Fact, document: Document, window: tuple[int, int]) -> Fact:
     return fact.model_copy(update={"evidence": tuple(evidence)})
 
 
-def _live_client(spec: ModelSpec, retry: Mapping[str, Any] | None) -> LLMClient:
+def _live_client(
+    spec: ModelSpec,
+    retry: Mapping[str, Any] | RetryPolicy | None,
+    cache: str | Path | ResponseStore | bool | None,
+) -> LLMClient:
     """The live client for ``spec``: checked (unknown provider, missing key) before any call."""
-    from openodke.llm import client_for  # type: ignore[attr-defined]
-
-    return client_for(spec, retry=retry)  # type: ignore[no-any-return]
+    policy = RetryPolicy(**retry) if isinstance(retry, Mapping) else retry
+    return client_for(spec, retry=policy, cache=cache)

@@ -6,7 +6,8 @@ Rules (surface.md, "Grounding"):
   named by "St Petersburg");
 - a capitalised name matches only capitalised text ("Apple" is not named by "apple"), and never
   inside a longer name: not when a capitalised word stands right beside it, joined by a space or a
-  hyphen ("Paris" is not named by "Paris Hilton"; a sentence's first word does not count);
+  hyphen ("Paris" is not named by "Paris Hilton"); a sentence's first word, and a title before the
+  name ("King Pandu", "President Barack Obama"), do not make a longer name;
 - a date or a quantity is also found by value: the end ``1815-12-10`` is named by "10 December
   1815", ``99.9`` by "99.9%", ``1200`` by "1,200";
 - the object must be named apart from the subject (the two occurrences may not overlap);
@@ -20,10 +21,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from openodke.ground.text import Word, entity_names, sentence_bounds, words
 from openodke.ground.values import (
+    Found,
     date_names,
     find_dates,
     find_numbers,
@@ -39,12 +41,31 @@ Occurrence = tuple[int, int]
 
 @dataclass(frozen=True)
 class TextView:
-    """One text read once: its sentences, its words, and which words open a sentence."""
+    """One text read once: its sentences, its words, and which words open a sentence; the dates,
+    numbers and word positions are found the first time a name asks for them."""
 
     text: str
     sentences: tuple[tuple[int, int], ...]
     words: tuple[Word, ...]
     openers: frozenset[int]
+
+    @cached_property
+    def dates(self) -> list[Found]:
+        """Every date in the text."""
+        return find_dates(self.text)
+
+    @cached_property
+    def numbers(self) -> list[Found]:
+        """Every number in the text."""
+        return find_numbers(self.text)
+
+    @cached_property
+    def positions(self) -> dict[str, list[int]]:
+        """Word key -> the indices of the words with that key."""
+        found: dict[str, list[int]] = {}
+        for index, word in enumerate(self.words):
+            found.setdefault(word.key, []).append(index)
+        return found
 
     @classmethod
     def of(cls, text: str) -> TextView:
@@ -66,6 +87,20 @@ def view_of(text: str) -> TextView:
     return TextView.of(text)
 
 
+# Titles and honorifics: capitalised before a name without making a longer one ("King Pandu",
+# "President Barack Obama"), so they never hide the name they stand before.
+_TITLES = frozenset(
+    (  # noqa: SIM905 - a word list reads better as words
+        "king queen prince princess emperor empress tsar czar sultan shah pharaoh lord lady sir "
+        "dame saint st pope cardinal archbishop bishop father mother brother sister rabbi imam "
+        "sheikh president vice senator congressman congresswoman governor mayor chancellor "
+        "minister premier secretary ambassador judge justice general admiral colonel captain "
+        "lieutenant major sergeant commander marshal duke duchess count countess baron baroness "
+        "earl marquess viscount dr mr mrs ms miss prof professor rev reverend chairman chief"
+    ).split()
+)
+
+
 def _joined(view: TextView, left: Word, right: Word) -> bool:
     """True when only spaces or a hyphen stand between two words: one name, not two."""
     gap = view.text[left.end : right.start]
@@ -81,8 +116,8 @@ def _word_matches(view: TextView, name: str) -> list[Occurrence]:
     found: list[Occurrence] = []
     text_words = view.words
     size = len(keys)
-    for i in range(len(text_words) - size + 1):
-        if text_words[i].key != keys[0]:
+    for i in view.positions.get(keys[0], ()):
+        if i + size > len(text_words):
             continue
         if any(text_words[i + k].key != keys[k] for k in range(1, size)):
             continue
@@ -105,6 +140,7 @@ def _capitalised_alone(view: TextView, run: tuple[Word, ...], wanted: list[Word]
         and i not in view.openers
         and i - 1 not in view.openers
         and before.text[0].isupper()
+        and before.key not in _TITLES
         and _joined(view, before, run[0])
     ):
         return False
@@ -123,12 +159,12 @@ def name_occurrences(view: TextView, name: str) -> list[Occurrence]:
     found = set(_word_matches(view, name))
     date = parse_date(name)
     if date is not None:
-        found.update((f.start, f.end) for f in find_dates(view.text) if date_names(f.value, date))  # type: ignore[arg-type]
+        found.update((f.start, f.end) for f in view.dates if date_names(f.value, date))  # type: ignore[arg-type]
     number = parse_number(name)
     if number is not None:
         found.update(
             (f.start, f.end)
-            for f in find_numbers(view.text)
+            for f in view.numbers
             if math.isclose(f.value, number, rel_tol=1e-9)  # type: ignore[arg-type]
         )
     return sorted(found)

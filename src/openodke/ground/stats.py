@@ -7,7 +7,8 @@ read: each leaves its fact ``unchecked``), ``unreadable`` (the latter alone), ``
 ``prompt_tokens``, ``completion_tokens`` (live calls), ``cost_usd`` (None when any answered live
 call was unpriced, never invented; a cached answer costs 0.0), ``priced_usd`` (the partial sum),
 ``unpriced_calls``, ``located``, ``widened``, ``free_not_found``, ``schema_misfits`` and
-``no_document`` (facts citing no document given).
+``no_document`` (facts citing no document given), and ``first_error`` (the first failure's
+message, or None).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class GroundingStats:
         self._counts: Counter[str] = Counter()
         self._priced = 0.0
         self._unpriced = 0
+        self._first_error: str | None = None
 
     def fact(self, fact: Fact) -> None:
         """Count one grounded fact by its final verdict."""
@@ -53,9 +55,13 @@ class GroundingStats:
                 self._counts["cached"] += 1
             if response.error is not None:
                 self._counts["failed"] += 1
+                self._first_error = self._first_error or response.error
             elif not readable:
                 self._counts["failed"] += 1
                 self._counts["unreadable"] += 1
+                self._first_error = (
+                    self._first_error or f"unreadable answer: {response.text[:80]!r}"
+                )
             # As CostMeter counts: a cached answer is free and spends no tokens; a failed call
             # costs nothing known; an answered live call with no price makes the total unknown.
             live = not response.cached and response.error is None
@@ -93,6 +99,7 @@ class GroundingStats:
                 "free_not_found": counts["free_not_found"],
                 "schema_misfits": counts["schema_misfits"],
                 "no_document": counts["no_document"],
+                "first_error": self._first_error,
             }
 
 
@@ -120,6 +127,7 @@ def combine(outer: dict[str, Any], inner: Mapping[str, Any] | None) -> dict[str,
         value = inner.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
             merged[name] = merged.get(name, 0) + value
+    merged["first_error"] = merged.get("first_error") or inner.get("first_error")
     merged["priced_usd"] = round(merged["priced_usd"], 10)
     merged["cost_usd"] = None if merged["unpriced_calls"] else merged["priced_usd"]
     return merged

@@ -11,9 +11,12 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+import sentencex
+
 from openodke.types import Entity
 
 __all__ = [
+    "LANGUAGE",
     "Word",
     "entity_names",
     "sentence_bounds",
@@ -23,16 +26,8 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
-# A sentence ends at . ! or ? (and any closing quotes or brackets) before whitespace, and at a
-# blank line; a single line break ends one too (lists, headings, records).
-_END = re.compile(r"""[.!?]+["'”’)\]]*(?=\s)|\n""")
-# A short word before a full stop that does not end a sentence: titles, initials, common Latin.
-_ABBREVIATIONS = frozenset(
-    (  # noqa: SIM905 - a word list reads better as words
-        "mr mrs ms dr st jr sr prof rev gen col lt sgt capt mt ft no vs etc inc ltd co corp "
-        "e.g i.e cf al approx dept est fig jan feb mar apr jun jul aug sep sept oct nov dec"
-    ).split()
-)
+LANGUAGE = "en"
+"""The language sentencex segments by (as the diagnosis does, DECISIONS #63)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +38,6 @@ class Word:
     end: int
     text: str
     key: str
-
-    @property
-    def capitalised(self) -> bool:
-        """True when it starts with an upper-case letter (or is a number, which has no case)."""
-        first = self.text[0]
-        return first.isupper() or first.isdigit()
 
 
 @lru_cache(maxsize=1 << 14)
@@ -83,49 +72,23 @@ def _split_underscores(offset: int, token: str) -> list[Word]:
     return parts
 
 
-def _is_abbreviation(text: str, stop: int) -> bool:
-    """True when the full stop at ``stop`` closes an abbreviation or an initial (``J.``)."""
-    before = text[max(0, stop - 12) : stop]
-    match = re.search(r"([\w.]+)$", before)
-    if match is None:
-        return False
-    token = match.group(1).rstrip(".")
-    if len(token) == 1 and token.isalpha():
-        return True  # an initial: "J. R. R. Tolkien", "U.S."
-    if "." in token:
-        return True  # "U.S", "e.g"
-    return token.casefold() in _ABBREVIATIONS
-
-
 def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each sentence, leading and trailing whitespace left out.
 
-    A sentence ends at ``.``, ``!`` or ``?`` before whitespace (not after an initial or a common
-    abbreviation such as ``Dr.``), and at a line break.
+    Sentences come from sentencex, the project's segmenter (DECISIONS #63): it knows
+    abbreviations and initials ("Dr.", "J. R. R. Tolkien", tokenised "Sr ."), joins a line wrapped
+    mid-sentence and ends a sentence at a paragraph break. Its pieces are the text cut in order,
+    so offsets are their running sum.
     """
     bounds: list[tuple[int, int]] = []
-    start = 0
-    for match in _END.finditer(text):
-        stop = match.end()
-        if (
-            match.group() != "\n"
-            and match.group()[0] == "."
-            and _is_abbreviation(text, match.start())
-        ):
-            continue
-        _add(text, start, stop, bounds)
-        start = stop
-    _add(text, start, len(text), bounds)
+    at = 0
+    for piece in sentencex.segment(LANGUAGE, text) if text else ():
+        stripped = piece.strip()
+        if stripped:
+            start = text.find(stripped, at)
+            bounds.append((start, start + len(stripped)))
+        at += len(piece)
     return bounds
-
-
-def _add(text: str, start: int, stop: int, bounds: list[tuple[int, int]]) -> None:
-    piece = text[start:stop]
-    stripped = piece.strip()
-    if not stripped:
-        return
-    lead = len(piece) - len(piece.lstrip())
-    bounds.append((start + lead, start + lead + len(stripped)))
 
 
 def sentences_around(bounds: list[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Evidence, Fact, GroundingVerdict, SourceTier, Support
 
 __all__ = ["CONFLICT", "SignatureCorroborator", "source_of"]
@@ -91,8 +91,8 @@ def _merge(group: Sequence[Fact]) -> Fact:
             span = item.span
             key = (item.doc_id, span.start if span else None, span.end if span else None)
             evidence.setdefault(key, item)
-        for key, value in fact.qualifiers.items():
-            qualifiers.setdefault(key, value)
+        for name, value in fact.qualifiers.items():
+            qualifiers.setdefault(name, value)
     extractors = list(dict.fromkeys(f.extractor for f in group))
     supported_by = _supports(group)
     return first.model_copy(
@@ -115,15 +115,21 @@ def _aware(moment: datetime) -> datetime:
 
 def _overlap(a: Fact, b: Fact) -> bool:
     """True unless both facts give a valid-time interval and the two do not overlap."""
-    if (a.valid_from is None and a.valid_to is None) or (b.valid_from is None and b.valid_to is None):
+    if (a.valid_from is None and a.valid_to is None) or (
+        b.valid_from is None and b.valid_to is None
+    ):
         return True
-    if a.valid_to is not None and b.valid_from is not None:
-        if _aware(a.valid_to) <= _aware(b.valid_from):
-            return False
-    if b.valid_to is not None and a.valid_from is not None:
-        if _aware(b.valid_to) <= _aware(a.valid_from):
-            return False
-    return True
+    a_ends_first = (
+        a.valid_to is not None
+        and b.valid_from is not None
+        and _aware(a.valid_to) <= _aware(b.valid_from)
+    )
+    b_ends_first = (
+        b.valid_to is not None
+        and a.valid_from is not None
+        and _aware(b.valid_to) <= _aware(a.valid_from)
+    )
+    return not (a_ends_first or b_ends_first)
 
 
 class SignatureCorroborator:
@@ -207,7 +213,9 @@ class SignatureCorroborator:
         total = sum(f.support for f in group)
         scores = []
         for fact in group:
-            trust = max((s.tier.weight for s in fact.supported_by), default=SourceTier.unverified.weight)
+            trust = max(
+                (s.tier.weight for s in fact.supported_by), default=SourceTier.unverified.weight
+            )
             fresh = 1.0
             seen = [_aware(s.retrieved_at) for s in fact.supported_by if s.retrieved_at]
             if self.half_life_days and newest is not None and seen:

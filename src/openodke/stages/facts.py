@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from openodke.interop.triples import entity_key
-from openodke.ontology.model import Ontology, Predicate
+from openodke.ontology import Ontology
+from openodke.ontology.model import Predicate
 from openodke.types import Document, Entity, Evidence, Fact, Span, SpanOrigin
 
 __all__ = ["cited_evidence", "entity", "make_fact"]

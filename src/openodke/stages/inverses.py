@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Fact
 
 __all__ = ["DERIVED", "InverseDeriver", "declares_inverses"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.stages.values import (
     parse_bool,
     parse_date,
@@ -54,11 +54,15 @@ class ValueNormalizer:
     ) -> None:
         self.ontology = ontology
         self.day_first = day_first
-        self.person_types = (person_types,) if isinstance(person_types, str) else tuple(person_types)
+        self.person_types = (
+            (person_types,) if isinstance(person_types, str) else tuple(person_types)
+        )
         self.stats: dict[str, int] = {"values": 0, "names": 0}
 
     def __repr__(self) -> str:
-        return f"ValueNormalizer(day_first={self.day_first}, person_types={list(self.person_types)})"
+        return (
+            f"ValueNormalizer(day_first={self.day_first}, person_types={list(self.person_types)})"
+        )
 
     def normalize(self, facts: Sequence[Fact]) -> list[Fact]:
         """One fact out per fact in, in order; ``stats`` counts values and names changed."""

@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from openodke.errors import InputError
-from openodke.ontology.model import Ontology, Predicate, lookup_form
+from openodke.ontology import Ontology
+from openodke.ontology.model import Predicate, lookup_form
 from openodke.stages.base import ExtractionResult
 from openodke.stages.facts import cited_evidence, make_fact
 from openodke.types import Chunk, Document, Fact
@@ -87,7 +88,9 @@ class PatternExtractor:
         self.confidence = confidence
 
     def __repr__(self) -> str:
-        return f"PatternExtractor(mappings={len(self.mappings)}, subject_type={self.subject_type!r})"
+        return (
+            f"PatternExtractor(mappings={len(self.mappings)}, subject_type={self.subject_type!r})"
+        )
 
     def _predicate(self, label: str) -> Predicate | str | None:
         form = lookup_form(label)
@@ -110,7 +113,7 @@ class PatternExtractor:
     def _subject_name(
         self, document: Document, type_name: str, matched: Sequence[tuple[_Line, Predicate | str]]
     ) -> str:
-        keys = ()
+        keys: tuple[str, ...] = ()
         if self.ontology is not None:
             found = self.ontology.entity_type(type_name)
             keys = found.keys if found is not None else ()
@@ -127,7 +130,9 @@ class PatternExtractor:
 
     def extract(self, document: Document) -> list[Fact]:
         """The facts the document's ``Label: value`` lines state."""
-        matched = [(line, p) for line in read_lines(document.text) if (p := self._predicate(line.label))]
+        matched = [
+            (line, p) for line in read_lines(document.text) if (p := self._predicate(line.label))
+        ]
         if not matched:
             return []
         type_name = self._subject_type(matched[0][1])

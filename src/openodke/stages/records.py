@@ -86,7 +86,9 @@ class JsonlLoader(_RecordLoader):
                 row = json.loads(line)
             except json.JSONDecodeError as error:
                 raise InputError(
-                    f"invalid JSON: {error.msg} at column {error.colno}", path=str(path), line=number
+                    f"invalid JSON: {error.msg} at column {error.colno}",
+                    path=str(path),
+                    line=number,
                 ) from None
             if not isinstance(row, dict):
                 raise InputError(

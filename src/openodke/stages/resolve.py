@@ -1,8 +1,8 @@
 """The ``native`` resolver: proposes links between entities that may be one thing; never merges.
 
-Candidates are entities of the same type (one the other's subtype counts) sharing a word of their
-name key, in blocks of at most ``max_block`` entities per word (a word more common than that is
-too weak to block on and is skipped). A pair's score is rapidfuzz's ``token_sort_ratio`` of the
+Candidates are entities of the same type (one the other's subtype counts) whose name keys share a
+word's first four letters (``nordic``/``nordik``), in blocks of at most ``max_block`` entities per
+prefix (a prefix more common than that is too weak to block on and is skipped). A pair's score is rapidfuzz's ``token_sort_ratio`` of the
 name keys, or ``token_set_ratio`` when both names have two words or more (``halden robotics`` and
 ``halden robotics ltd`` score 1.0), over 100. The facts then nudge it: ``+nudge_up`` when the two
 share a value of a single-cardinality property, ``-nudge_down`` when they differ on one. The same
@@ -23,11 +23,12 @@ from itertools import combinations
 from rapidfuzz import fuzz
 
 from openodke.eval.diagnosis.sentences import name_key
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.types import Entity, EntityLink, Fact, LinkKind, normalise_value
 
 __all__ = ["NativeResolver", "entities_of"]
 
+_PREFIX = 4  # entities sharing a word's first four letters are compared
 _BAND = 0.1  # how far under the threshold a pair is still worth a `similar` link
 
 
@@ -86,15 +87,17 @@ class NativeResolver:
             pred = self.ontology.predicate(fact.predicate) if self.ontology is not None else None
             if pred is None or pred.cardinality != "single" or fact.scoped:
                 continue
-            obj = fact.object_entity.key if fact.object_entity else normalise_value(fact.object_value)
+            obj = (
+                fact.object_entity.key if fact.object_entity else normalise_value(fact.object_value)
+            )
             values[fact.subject.key][pred.name].add(obj)
         return values
 
     def _pairs(self, entities: list[Entity]) -> set[tuple[int, int]]:
         blocks: dict[str, list[int]] = defaultdict(list)
         for i, entity in enumerate(entities):
-            for word in set(_name(entity).split()):
-                blocks[word].append(i)
+            for prefix in {word[:_PREFIX] for word in _name(entity).split()}:
+                blocks[prefix].append(i)
         pairs: set[tuple[int, int]] = set()
         for members in blocks.values():
             if len(members) > self.max_block:
@@ -132,7 +135,9 @@ class NativeResolver:
         values: dict[str, dict[str, set[str]]],
         now: datetime,
     ) -> EntityLink | None:
-        source, target = sorted((a.key, b.key))
+        if b.key < a.key:  # the link and its reason read source first
+            a, b = b, a
+        source, target = a.key, b.key
         if a.external_id and b.external_id:
             same = a.external_id == b.external_id
             return EntityLink(
@@ -150,7 +155,8 @@ class NativeResolver:
             base = fuzz.token_sort_ratio(name_a, name_b) / 100
         if base < self.threshold - _BAND:
             return None
-        shared, differ = [], []
+        shared: list[str] = []
+        differ: list[str] = []
         mine, theirs = values.get(a.key, {}), values.get(b.key, {})
         for predicate in sorted(set(mine) & set(theirs)):
             (shared if mine[predicate] & theirs[predicate] else differ).append(predicate)
@@ -168,5 +174,10 @@ class NativeResolver:
         if differ:
             reason += f"; different {', '.join(differ)}"
         return EntityLink(
-            source_key=source, target_key=target, kind=kind, score=score, reason=reason, created_at=now
+            source_key=source,
+            target_key=target,
+            kind=kind,
+            score=score,
+            reason=reason,
+            created_at=now,
         )

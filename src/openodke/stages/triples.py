@@ -22,7 +22,7 @@ from openodke.interop.triples import (
     read_triples,
     to_fact,
 )
-from openodke.ontology.model import Ontology
+from openodke.ontology import Ontology
 from openodke.stages.base import ExtractionResult
 from openodke.types import Chunk, Document, Fact
 

@@ -49,9 +49,10 @@ _PLAIN = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$")
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 
 _HONORIFICS = frozenset(
-    "mr mrs ms miss mx dr prof professor sir dame lord lady rev reverend hon".split()
+    ["mr", "mrs", "ms", "miss", "mx", "dr", "prof", "professor", "sir", "dame", "lord", "lady"]
+    + ["rev", "reverend", "hon"]
 )
-_SUFFIXES = frozenset("jr sr ii iii iv phd md esq".split())
+_SUFFIXES = frozenset(["jr", "sr", "ii", "iii", "iv", "phd", "md", "esq"])
 _NON_WORD = re.compile(r"[\W_]+")
 
 
@@ -76,7 +77,9 @@ def parse_date(text: str, *, day_first: bool = False) -> str | None:
     value = " ".join(text.strip().casefold().split())
     if (found := _ISO.match(value)) is not None:
         month, day = found.group("month"), found.group("day")
-        return _iso(int(found.group("year")), int(month) if month else None, int(day) if day else None)
+        return _iso(
+            int(found.group("year")), int(month) if month else None, int(day) if day else None
+        )
     if (found := _NUMERIC.match(value)) is not None:
         a, b = int(found.group("a")), int(found.group("b"))
         day_part, month_part = (a, b) if day_first or a > 12 else (b, a)
