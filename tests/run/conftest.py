@@ -53,3 +53,19 @@ def write_config(folder: Path, text: str, name: str = "odke.yaml") -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+E2E = Path(__file__).resolve().parents[2] / "examples" / "e2e"
+
+
+@pytest.fixture
+def e2e(tmp_path: Path) -> Path:
+    """A copy of examples/e2e (its runs write out/ beside the config)."""
+    import shutil
+
+    target = tmp_path / "e2e"
+    shutil.copytree(E2E, target, ignore=shutil.ignore_patterns("out", ".odke-cache", "__pycache__"))
+    return target
+
+
+from tests.support.llm_server import llm_server  # noqa: E402, F401 - a fixture, used by name

@@ -108,6 +108,11 @@ class RoleClients:
         self._clients[role] = ServedClient(inner)
         return self._clients[role]
 
+    def calls_of(self, role: str) -> int:
+        """Model calls one role made so far."""
+        client = self._clients.get(role)
+        return client.calls if client is not None else 0
+
     @property
     def calls(self) -> int:
         """Model calls made so far, every role together."""

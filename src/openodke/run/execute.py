@@ -226,7 +226,11 @@ def _stats(
     stages = dict(stats.get("stages", {}))
     stages = {
         "router": routed.stats(),
-        "extractor": {**extraction.stats, "rejected": len(extraction.rejections)},
+        "extractor": {
+            **extraction.stats,
+            "rejected": len(extraction.rejections),
+            "model_calls": pipeline.clients.calls_of("extract"),
+        },
         **stages,
     }
     for name, stage in (("chunker", pipeline.chunker), ("scorer", pipeline.scorer)):

@@ -64,17 +64,18 @@ def redact(value: Any) -> Any:
 
     def walk(item: Any) -> Any:
         if isinstance(item, Mapping):
-            return {
-                key: REDACTED
-                if isinstance(key, str) and _SECRET.search(key) and key != "api_key_env"
-                else walk(v)
-                for key, v in item.items()
-            }
+            return {key: REDACTED if _secret_key(key) else walk(v) for key, v in item.items()}
         if isinstance(item, list | tuple):
             return [walk(v) for v in item]
+        if isinstance(item, str):
+            return strip_secrets(item)  # a key variable's value inside any string
         return item
 
-    return strip_secrets(walk(value))
+    return walk(value)
+
+
+def _secret_key(key: Any) -> bool:
+    return isinstance(key, str) and key != "api_key_env" and _SECRET.search(key) is not None
 
 
 def _stage(kind: str, spec: StageSpec, base: Path) -> Any:

@@ -431,7 +431,10 @@ def parse_config(
     pythonpath = _paths(found, "pythonpath", mapping.get("pythonpath"), base)
     calibration = _paths(found, "calibration", mapping.get("calibration"), base)
     if found.found or ontology is None or stages is None:
-        raise ConfigError(found.found or [InputError("invalid run config", path=where)])
+        problems_found = sorted(
+            found.found, key=lambda p: p.line if p.line is not None else 1 << 30
+        )
+        raise ConfigError(problems_found or [InputError("invalid run config", path=where)])
     return RunConfig(
         ontology=ontology,
         inputs=tuple(inputs),

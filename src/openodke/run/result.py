@@ -59,7 +59,7 @@ class RunResult:
             f"run: {s.get('documents', 0)} documents, {s.get('chunks', 0)} chunks "
             f"({router.get('skipped', 0)} skipped, {router.get('deferred', 0)} deferred by the router)",
             f"  extracted  {s.get('extracted', 0)} facts"
-            + (f" ({extractor['calls']} model calls)" if extractor.get("calls") else "")
+            + (f" ({extractor['model_calls']} model calls)" if extractor.get("model_calls") else "")
             + (f"; {extractor['rejected']} rejected" if extractor.get("rejected") else ""),
         ]
         reextract = s.get("reextract")
