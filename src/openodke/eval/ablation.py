@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from openodke.errors import PipelineError
 from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.eval.stages.extract import score_facts
 from openodke.eval.stages.labels import GoldFact
@@ -32,10 +31,10 @@ from openodke.types import Fact, GroundingVerdict
 if TYPE_CHECKING:
     from openodke.run import RunConfig, RunOptions
 
-__all__ = ["ROWS", "per_document", "run_ablation"]
+__all__ = ["ROWS", "gate_notes", "per_document", "run_ablation", "truth_of"]
 
 ROWS = ("extraction alone", "+ grounding", "+ corroboration")
-"""The ablation's rows, in order."""
+"""The ablation's rows, in order (``openodke.run.ablate.ROWS``)."""
 
 
 def per_document(facts: Sequence[Fact]) -> list[Fact]:
@@ -67,7 +66,7 @@ def _row(gold: Sequence[GoldFact], facts: Sequence[Fact], calls: int) -> dict[st
     }
 
 
-def _truth(gold: Sequence[GoldFact], candidates: Sequence[Fact]) -> list[bool | None]:
+def truth_of(gold: Sequence[GoldFact], candidates: Sequence[Fact]) -> list[bool | None]:
     """Per candidate: True when it states a gold fact of a document it cites, False when it is
     wrong there, None when it cites only unlabelled documents."""
     expanded: list[int] = []
@@ -116,7 +115,7 @@ def _keeps(
     return kept_true, kept_false, _fmt(safe_div(kept_true, kept_true + kept_false))
 
 
-def _gate_notes(
+def gate_notes(
     truth: list[bool | None],
     grounded: Sequence[Fact],
     kept: list[bool],
@@ -166,17 +165,6 @@ def _gate_notes(
     return notes
 
 
-def _grounding_failures(grounded: Sequence[Fact], judged: bool) -> dict[str, str]:
-    if not judged:
-        return {}
-    failed: dict[str, str] = {}
-    for fact in grounded:
-        if fact.verdict is GroundingVerdict.unchecked:
-            for doc in fact.doc_ids or ("(uncited)",):
-                failed.setdefault(doc, "a grounding call failed and left its facts unchecked")
-    return failed
-
-
 def run_ablation(
     config: RunConfig, gold: Sequence[GoldFact], *, options: RunOptions | None = None
 ) -> StageReport:
@@ -184,54 +172,19 @@ def run_ablation(
     ``tp``, ``fp``, ``fn``, ``facts`` and ``model_calls`` (cumulative: later rows replay earlier
     calls); the notes as the module docstring says. Raises PipelineError (exit 1) naming each
     failed document."""
-    from openodke.ground.graph import ground_facts
     from openodke.run import build
-    from openodke.run.execute import failed_documents, make_validator
-    from openodke.run.reextract import reextract
-    from openodke.run.steps import extract, load, route
-    from openodke.stages import PassthroughGrounder
+    from openodke.run.ablate import ablate
 
     gold = list(gold)
     with build(config, options) as pipeline:
-        documents, _warnings = load(pipeline)
-        routed = route(pipeline, documents)
-        extraction = extract(pipeline, routed.items)
-        if config.reextract is not None:
-            found, _ = reextract(
-                pipeline.extractor,
-                [d for d, _ in routed.items],
-                extraction,
-                config.reextract.windows,
-            )
-            extraction.facts.extend(found)
-        if extraction.failed:
-            raise PipelineError(
-                failed_documents(extraction.failed) + "; the ablation is not scored"
-            )
-        candidates = list(extraction.facts)
-        rows = {ROWS[0]: _row(gold, candidates, pipeline.clients.calls)}
-
-        judged = pipeline.judge() is not None
-        grounded, _uncited = ground_facts(candidates, documents, pipeline.grounder)
-        failed = _grounding_failures(grounded, judged)
-        if failed:
-            raise PipelineError(failed_documents(failed) + "; the ablation is not scored")
-        gate = pipeline.make_gate()
-        gated = make_validator(pipeline, grounder=PassthroughGrounder(), gate=gate, post=False)
-        graph2, _ = gated.validate(grounded, documents)
-        refused_ids = {fact.id for fact, _ in gated.refused}
-        kept = [fact.id not in refused_ids for fact in grounded]
-        rows[ROWS[1]] = _row(gold, list(graph2.facts), pipeline.clients.calls)
-
-        whole = make_validator(pipeline, grounder=PassthroughGrounder(), gate=pipeline.make_gate())
-        graph3, _ = whole.validate(grounded, documents)
-        rows[ROWS[2]] = _row(gold, list(graph3.facts), pipeline.clients.calls)
-
-    truth = _truth(gold, candidates)
+        done = ablate(pipeline)
+    rows = {name: _row(gold, facts, done.calls[name]) for name, facts in done.rows.items()}
+    candidates, grounded, gate = done.candidates, done.grounded, done.gate
+    truth = truth_of(gold, candidates)
     notes = [
         _moved("grounding", rows[ROWS[0]], rows[ROWS[1]]),
         _moved("normalising, resolving and corroborating", rows[ROWS[1]], rows[ROWS[2]]),
-        *_gate_notes(truth, grounded, kept, gate, judged),
+        *gate_notes(truth, grounded, done.kept, gate, done.judged),
     ]
     unscored = sum(1 for t in truth if t is None)
     if unscored:

@@ -55,6 +55,8 @@ class RunOptions:
     budget_usd: float | None = None
     budget_calls: int | None = None
     progress: bool | None = False
+    meter: bool | None = None
+    """Put a CostMeter on every client whatever ``models.meter`` says (None: as the config says)."""
 
 
 @dataclass
@@ -220,7 +222,7 @@ def build(config: RunConfig, options: RunOptions | None = None) -> Pipeline:
     clients = make_clients(
         roles,
         replay=config.models.replay,
-        meter=config.models.meter,
+        meter=config.models.meter if options.meter is None else options.meter,
         cache=cache,
         config=config.path,
         budget=_budget(config, options),
