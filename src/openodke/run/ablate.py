@@ -21,7 +21,7 @@ from openodke.llm import StageCost
 from openodke.run.build import Pipeline
 from openodke.run.execute import failed_documents, make_validator
 from openodke.run.reextract import reextract
-from openodke.run.steps import extract, load, route
+from openodke.run.steps import extract, fewer_collections, load, route
 from openodke.stages import PassthroughGrounder, Rejection
 from openodke.types import Document, Fact, GroundingVerdict
 
@@ -82,6 +82,11 @@ def _cost(pipeline: Pipeline, roles: tuple[str, ...]) -> StageCost:
 
 def ablate(pipeline: Pipeline) -> Ablated:
     """Run ``pipeline`` three ways (see the module docstring)."""
+    with fewer_collections():
+        return _ablate(pipeline)
+
+
+def _ablate(pipeline: Pipeline) -> Ablated:
     config = pipeline.config
     documents, _warnings = load(pipeline)
     routed = route(pipeline, documents)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,9 @@ class RunOptions:
     progress: bool | None = False
     meter: bool | None = None
     """Put a CostMeter on every client whatever ``models.meter`` says (None: as the config says)."""
+    clients: Mapping[str, Any] | None = None
+    """Role → an LLMClient answering that role in place of its replay file or the live client
+    (Python only: tests, benchmarks, a client of your own)."""
 
 
 @dataclass
@@ -226,6 +230,7 @@ def build(config: RunConfig, options: RunOptions | None = None) -> Pipeline:
         cache=cache,
         config=config.path,
         budget=_budget(config, options),
+        given=options.clients,
     )
     stages = config.stages
     needed = [

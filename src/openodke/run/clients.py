@@ -78,6 +78,7 @@ class RoleClients:
     cache: Path | bool | None = None
     config: Path | None = None
     budget: Budget | None = None
+    given: Mapping[str, LLMClient] = field(default_factory=dict)
     _live: LLMClient | None = None
     _clients: dict[str, ServedClient] = field(default_factory=dict)
 
@@ -88,7 +89,7 @@ class RoleClients:
     def check(self, roles: Sequence[str]) -> None:
         """Build the live client for every role in ``roles`` not replayed: an unknown provider or
         a missing key is a ModelConfigError (exit 2) here, before any call."""
-        live = [self.spec(r) for r in roles if r not in self.replay]
+        live = [self.spec(r) for r in roles if r not in self.replay and r not in self.given]
         if live and self._live is None:
             self._live = client_for(*live, cache=self.cache, config=self.config, budget=self.budget)
 
@@ -97,7 +98,9 @@ class RoleClients:
         if role in self._clients:
             return self._clients[role]
         inner: LLMClient
-        if role in self.replay:
+        if role in self.given:
+            inner = self.given[role]
+        elif role in self.replay:
             inner = load_replay(self.replay[role])
         else:
             self.check([role])
@@ -147,6 +150,7 @@ def make_clients(
     cache: Path | bool | None = None,
     config: Path | None = None,
     budget: Budget | None = None,
+    given: Mapping[str, LLMClient] | None = None,
 ) -> RoleClients:
     """The clients of a run (built when first asked for)."""
     return RoleClients(
@@ -156,4 +160,5 @@ def make_clients(
         cache=cache,
         config=config,
         budget=budget,
+        given=dict(given or {}),
     )

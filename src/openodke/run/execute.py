@@ -31,7 +31,7 @@ from openodke.run.manifest import check_manifest, manifest_keys
 from openodke.run.plan import RunPlan
 from openodke.run.reextract import model_extractor, reextract
 from openodke.run.result import RunResult
-from openodke.run.steps import Routed, extract, load, route
+from openodke.run.steps import Routed, extract, fewer_collections, load, route
 from openodke.sinks import JsonlSink
 from openodke.stages import ExtractionResult
 from openodke.types import Document, Fact, KnowledgeGraph
@@ -272,7 +272,7 @@ def execute(
     differs from the manifest's. Raises PipelineError (exit 1) when a document failed,
     BudgetStop (exit 3) before a call that would pass the budget."""
     started = datetime.now(UTC)
-    with build(config, options) as pipeline:
+    with fewer_collections(), build(config, options) as pipeline:
         documents, warnings = load(pipeline)
         if from_manifest is not None:
             check_manifest(from_manifest, pipeline.ontology, documents)
