@@ -76,7 +76,7 @@ def _register(argv: Sequence[str]) -> None:
     for group, names in (
         (eval_app, _EVAL_MODULES),
         (bench_app, _BENCH_MODULES),
-        (app, ("models", "ground", "validate", "run")),
+        (app, ("models", "ground", "validate", "run", "ontology")),
     ):
         for name in names:
             if name in _registered or (only is not None and name != only):
