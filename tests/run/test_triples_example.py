@@ -39,3 +39,20 @@ def test_odke_run_refuses_the_contradicted_value(tmp_path: Path) -> None:
     ((fact, reason),) = result.refused
     assert (fact.predicate, fact.object_value) == ("employees", 250)
     assert reason == "grounding verdict contradicted: the passage says otherwise"
+
+
+def test_validate_facts_runs_the_validators_stages_from_a_config() -> None:
+    from openodke.documents import load_documents
+    from openodke.interop.triples import read_triples
+    from openodke.run import validate_facts
+
+    graph, report, refused = validate_facts(
+        load_config(EXAMPLE / "odke.yaml"),
+        read_triples(EXAMPLE / "triples.jsonl"),
+        load_documents(EXAMPLE / "texts"),
+    )
+    # Stages the config leaves out get the Validator's defaults (normalizer, resolver, ...).
+    assert (report.facts_in, report.refused, report.calls) == (13, 1, 12)
+    assert [fact.object_value for fact, _ in refused] == [250]
+    assert len(graph.facts) == 12
+    assert "normalizer" in graph.stats["stages"]
