@@ -16,7 +16,7 @@ import typer
 from openodke import __version__
 from openodke.errors import OdkeError, exit_code_for
 
-__all__ = ["app", "eval_app", "bench_app", "main"]
+__all__ = ["app", "bench_app", "eval_app", "label_app", "main"]
 
 app = typer.Typer(
     name="odke",
@@ -29,12 +29,17 @@ eval_app = typer.Typer(
     help="Score a stage or a whole pipeline against labels.", no_args_is_help=True
 )
 bench_app = typer.Typer(help="Benchmark sets from local files.", no_args_is_help=True)
+label_app = typer.Typer(
+    help="Label sheets a person ticks, and the label rows they become.", no_args_is_help=True
+)
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
+app.add_typer(label_app, name="label")
 
 # Command modules under openodke.cli; each defines register(eval_app) or register_bench(bench_app).
-_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline")
+_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline", "eval_judges")
 _BENCH_MODULES = ("bench",)
+_LABEL_MODULES = ("label",)
 
 
 def _version(value: bool) -> None:
@@ -60,7 +65,14 @@ class _State:
 
 # Eval commands with a module of their own: a command line naming one imports only that module
 # (the others' evaluators and models cost about half a second to load).
-_OWN_MODULE = {"extract": "eval_extract", "compare": "eval_compare", "pipeline": "eval_pipeline"}
+_OWN_MODULE = {
+    "extract": "eval_extract",
+    "compare": "eval_compare",
+    "pipeline": "eval_pipeline",
+    "precision": "eval_judges",
+    "pool": "eval_judges",
+    "refusals": "eval_judges",
+}
 _registered: set[str] = set()
 
 
@@ -68,7 +80,8 @@ def _register(argv: Sequence[str]) -> None:
     """Add the command modules ``argv`` needs: all, unless it names an eval command above."""
     words = [word for word in argv if not word.startswith("-")][:2]
     only = _OWN_MODULE.get(words[1]) if words[:1] == ["eval"] and len(words) == 2 else None
-    for group, names in ((eval_app, _EVAL_MODULES), (bench_app, _BENCH_MODULES)):
+    groups = ((eval_app, _EVAL_MODULES), (bench_app, _BENCH_MODULES), (label_app, _LABEL_MODULES))
+    for group, names in groups:
         for name in names:
             if name in _registered or (only is not None and name != only):
                 continue

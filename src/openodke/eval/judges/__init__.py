@@ -1,0 +1,1 @@
+"""Judges and labels: second opinions on gold, and numbers without gold."""
