@@ -17,15 +17,15 @@ from openodke.errors import InputError
 from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.judges.cards import judge_line, trust_note
 from openodke.eval.judges.inputs import TextLookup, judge_of_run, labels_by_fact
+from openodke.eval.judges.label_kinds import grounding_item, refusal_item
 from openodke.eval.judges.pool import pooled_recall, render_pool
 from openodke.eval.judges.precision import by_predicate, draw, judged_precision, render_judged
 from openodke.eval.judges.refusal_sample import draw_refusals, strata_sizes
 from openodke.eval.judges.refusal_sources import passage_of, read_refusals
+from openodke.eval.judges.sheets import write_sheets
 from openodke.eval.refusals import RefusalLabel, report_refusals
 from openodke.eval.report.build import from_stage, write_report
 from openodke.eval.report.stage_report import StageReport
-from openodke.labels.kinds import grounding_item, refusal_item
-from openodke.labels.sheets import write_sheets
 
 __all__ = ["pool", "precision", "refusals", "register"]
 

@@ -17,8 +17,15 @@ import typer
 from openodke.cli import options as opt
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import atomic_write_text, iter_json_lines
-from openodke.labels.kinds import BOXES, KINDS, fact_item, grounding_item, label_rows, pair_item
-from openodke.labels.sheets import SheetItem, read_sheets, write_sheets
+from openodke.eval.judges.label_kinds import (
+    BOXES,
+    KINDS,
+    fact_item,
+    grounding_item,
+    label_rows,
+    pair_item,
+)
+from openodke.eval.judges.sheets import SheetItem, read_sheets, write_sheets
 from openodke.types import Fact
 
 __all__ = ["make", "read", "register", "sheet_items"]

@@ -9,8 +9,7 @@ import pytest
 from openodke import Entity, Evidence, Fact
 from openodke.errors import InputError
 from openodke.eval import GroundingLabel, PairLabel
-from openodke.eval.refusals import RefusalLabel
-from openodke.labels import (
+from openodke.eval.judges import (
     BOXES,
     FactPairLabel,
     fact_item,
@@ -21,6 +20,7 @@ from openodke.labels import (
     refusal_item,
     write_sheets,
 )
+from openodke.eval.refusals import RefusalLabel
 
 ADA = Entity(key="Person:ada", type="Person", label="Ada Lovelace")
 

@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import validation_message
 from openodke.eval.judges.claims import claim_text, fact_words
+from openodke.eval.judges.sheets import SheetItem, Ticked, blockquote
 from openodke.eval.refusals import RefusalLabel
 from openodke.eval.stages.labels import GroundingLabel, PairLabel
-from openodke.labels.sheets import SheetItem, Ticked, blockquote
 from openodke.types import Fact
 
 __all__ = [
