@@ -33,7 +33,7 @@ from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.findings import Findings
-    from openodke.eval.report.stage_report import StageReport
+    from openodke.eval.stages.stage_report import StageReport
     from openodke.types import Document
 
 __all__ = ["document_items", "register", "score_extract_files"]
@@ -48,6 +48,8 @@ ExtractItems = Annotated[
 
 def facts_file(path: Path) -> Path:
     """A predictions path: a file, or a sink's folder holding ``facts.jsonl``."""
+    if not path.exists():
+        raise InputError("no such file or folder (--predictions)", path=str(path))
     if path.is_dir():
         inner = path / "facts.jsonl"
         if not inner.is_file():
@@ -150,7 +152,6 @@ def _score_in_full(
     from openodke.eval.engine.jsonl import load_jsonl
     from openodke.eval.pipeline.evaluate import PipelineInputs
     from openodke.eval.pipeline.findings import diagnose_pipeline
-    from openodke.eval.stages.extract import run_facts
     from openodke.eval.stages.labels import GoldFact
     from openodke.ontology import Ontology as OntologyModel
     from openodke.protocols import load_stage
@@ -160,7 +161,11 @@ def _score_in_full(
     if run is not None:
         if docs is None:
             raise InputError("--run needs --documents: the texts to run the extractor on")
-        facts = run_facts(load_stage(run), docs)
+        from openodke.eval.pipeline import collect
+        from openodke.eval.pipeline.callable import run_each
+
+        onto = OntologyModel.load(ontology) if ontology is not None else None
+        facts = collect(run_each(load_stage(run), docs), docs, ontology=onto).facts
     else:
         facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
     view = gold_view(gold, facts, documents=[d.id for d in docs] if docs is not None else None)

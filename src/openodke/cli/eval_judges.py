@@ -25,7 +25,7 @@ from openodke.eval.judges.refusal_sources import passage_of, read_refusals
 from openodke.eval.judges.sheets import write_sheets
 from openodke.eval.refusals import RefusalLabel, report_refusals
 from openodke.eval.report.build import from_stage, write_report
-from openodke.eval.report.stage_report import StageReport
+from openodke.eval.stages.stage_report import StageReport
 
 __all__ = ["pool", "precision", "refusals", "register"]
 

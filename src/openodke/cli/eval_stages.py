@@ -23,7 +23,6 @@ from openodke.cli import options as opt
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import load_jsonl, write_outputs
 from openodke.eval.report.build import from_stage, report_json
-from openodke.eval.report.stage_report import StageReport
 from openodke.eval.stages.gate import evaluate_gate, gate_items, gate_labels
 from openodke.eval.stages.ground import evaluate_grounding, ground_labels, grounding_items
 from openodke.eval.stages.labels import (
@@ -41,6 +40,7 @@ from openodke.eval.stages.resolve import evaluate_resolution, load_links
 from openodke.eval.stages.route import evaluate_routing, route_labels, routing_items
 from openodke.eval.stages.score import evaluate_calibration, score_labels
 from openodke.eval.stages.spans import evaluate_spans, load_facts
+from openodke.eval.stages.stage_report import StageReport
 from openodke.protocols import load_stage
 
 __all__ = ["STAGES", "StageSpec", "register", "stage_command"]

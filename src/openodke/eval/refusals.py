@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
-from openodke.eval.report.stage_report import StageReport, fmt
+from openodke.eval.stages.stage_report import StageReport, fmt
 
 __all__ = ["Z95", "RefusalLabel", "refusal_precision", "report_refusals", "wilson_interval"]
 

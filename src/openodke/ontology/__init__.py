@@ -2,24 +2,21 @@
 
 ``Ontology.from_dict``, ``from_json``, ``from_yaml`` and ``from_pydantic`` are strict: they raise an
 OntologyLoadError listing every problem with its dotted path and a did-you-mean.
+
+The imports run one way: ``model`` (the data) <- ``checks``, ``diff``, ``snippet``, ``load`` (functions
+over it) <- ``ontology`` (the public :class:`Ontology`, gathering them as methods).
 """
 
 from openodke.ontology.checks import CODES, Diagnostic, did_you_mean
 from openodke.ontology.diff import Change, OntologyDiff
-from openodke.ontology.load import (
+from openodke.ontology.model import LITERAL_TYPES, EntityType, Predicate, Qualifier, lookup_form
+from openodke.ontology.ontology import (
+    Ontology,
     load_ontology,
     ontology_from_dict,
     ontology_from_json,
     ontology_from_pydantic,
     ontology_from_yaml,
-)
-from openodke.ontology.model import (
-    LITERAL_TYPES,
-    EntityType,
-    Ontology,
-    Predicate,
-    Qualifier,
-    lookup_form,
 )
 from openodke.ontology.snippet import (
     DEFAULT_SNIPPET_LIMIT,

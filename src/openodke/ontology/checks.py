@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from openodke.ontology.model import LITERAL_TYPES, lookup_form
-
-if TYPE_CHECKING:
-    from openodke.ontology.model import Ontology, Predicate
+from openodke.ontology.model import LITERAL_TYPES, OntologyData, Predicate, lookup_form
 
 __all__ = ["CODES", "Diagnostic", "check_ontology", "did_you_mean"]
 
@@ -56,7 +53,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean '{by_form[close[0]]}'?)" if close else ""
 
 
-def check_ontology(ontology: Ontology) -> list[Diagnostic]:
+def check_ontology(ontology: OntologyData) -> list[Diagnostic]:
     """Every problem in ``ontology``, types first, then predicates, in declaration order."""
     found: list[Diagnostic] = []
 
@@ -132,7 +129,7 @@ def check_ontology(ontology: Ontology) -> list[Diagnostic]:
     return found
 
 
-def _ancestors(ontology: Ontology, key: str) -> set[str]:
+def _ancestors(ontology: OntologyData, key: str) -> set[str]:
     seen: set[str] = set()
     stack = list(ontology.types[key].parents)
     while stack:
@@ -180,7 +177,7 @@ def _check_aliases(names: dict[str, tuple[str, ...]], section: str, add) -> None
                 )
 
 
-def _check_inverse(ontology: Ontology, key: str, pred: Predicate, add) -> None:  # type: ignore[no-untyped-def]
+def _check_inverse(ontology: OntologyData, key: str, pred: Predicate, add) -> None:  # type: ignore[no-untyped-def]
     other_key = pred.inverse_of
     if other_key is None:
         return

@@ -9,12 +9,11 @@ examples, adding ``inverse_of`` or ``symmetric``) is **compatible**.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-if TYPE_CHECKING:
-    from openodke.ontology.model import EntityType, Ontology, Predicate
+from openodke.ontology.model import EntityType, OntologyData, Predicate
 
 __all__ = ["Change", "OntologyDiff", "diff_ontologies"]
 
@@ -62,7 +61,7 @@ class OntologyDiff(BaseModel):
         return "\n".join(lines)
 
 
-def diff_ontologies(old: Ontology, new: Ontology) -> OntologyDiff:
+def diff_ontologies(old: OntologyData, new: OntologyData) -> OntologyDiff:
     """The changes from ``old`` to ``new``, in a stable order (types, then predicates)."""
     changes: list[Change] = []
 

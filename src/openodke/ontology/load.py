@@ -1,4 +1,6 @@
-"""Loading an ontology from a mapping, a JSON or YAML file, or pydantic classes.
+"""Reading an ontology: a JSON or YAML file to a mapping, a mapping to a checked model, pydantic
+classes to a mapping. The public loaders are :class:`~openodke.ontology.Ontology`'s classmethods
+and the ``ontology_from_*`` functions beside it (``ontology.py``); these are the steps they take.
 
 Loading is strict by default: every problem (unknown keys, wrong values, and what ``validate()``
 finds) is gathered and raised at once as an OntologyLoadError, one ``dotted.path: message`` each.
@@ -12,28 +14,24 @@ import types
 import typing
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from openodke.errors import InputError, OntologyLoadError
-from openodke.ontology.checks import did_you_mean
-from openodke.ontology.model import EntityType, Ontology, Predicate, Qualifier
+from openodke.ontology.checks import check_ontology, did_you_mean
+from openodke.ontology.model import EntityType, OntologyData, Predicate, Qualifier
 
-__all__ = [
-    "load_ontology",
-    "ontology_from_dict",
-    "ontology_from_json",
-    "ontology_from_pydantic",
-    "ontology_from_yaml",
-]
+__all__ = ["build", "pydantic_mapping", "read_json", "read_yaml"]
+
+OntologyT = TypeVar("OntologyT", bound=OntologyData)
 
 
-def ontology_from_dict(
-    data: Any, *, strict: bool = True, path: str | Path | None = None
-) -> Ontology:
-    """Build an Ontology from a mapping; OntologyLoadError lists every problem found.
+def build(
+    model: type[OntologyT], data: Any, *, strict: bool = True, path: str | Path | None = None
+) -> OntologyT:
+    """Build ``model`` from a mapping; OntologyLoadError lists every problem found.
 
     With ``strict=False`` only what stops the model being built (an unknown key, a wrong value)
     raises; the problems ``validate()`` finds are left for the caller to read.
@@ -44,46 +42,37 @@ def ontology_from_dict(
             [f"expected an object at the top level, got {type(data).__name__}"], path=where
         )
     try:
-        ontology = Ontology.model_validate(data)
+        ontology = model.model_validate(data)
     except ValidationError as error:
         raise OntologyLoadError(_problems(error), path=where) from None
     if strict:
-        errors = [str(d) for d in ontology.validate() if d.severity == "error"]
+        errors = [str(d) for d in check_ontology(ontology) if d.severity == "error"]
         if errors:
             raise OntologyLoadError(errors, path=where)
     return ontology
 
 
-def ontology_from_json(path: str | Path, *, strict: bool = True) -> Ontology:
-    """Read an ontology JSON file; invalid JSON is an InputError at ``path:line``."""
+def read_json(path: str | Path) -> Any:
+    """An ontology JSON file's data; invalid JSON is an InputError at ``path:line``."""
     text = _read(path)
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(
             f"invalid JSON: {error.msg} at column {error.colno}", path=str(path), line=error.lineno
         ) from None
-    return ontology_from_dict(data, strict=strict, path=path)
 
 
-def ontology_from_yaml(path: str | Path, *, strict: bool = True) -> Ontology:
-    """Read an ontology YAML file; invalid YAML is an InputError at ``path:line``."""
+def read_yaml(path: str | Path) -> Any:
+    """An ontology YAML file's data; invalid YAML is an InputError at ``path:line``."""
     text = _read(path)
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
         raise InputError(f"invalid YAML: {problem}", path=str(path), line=line) from None
-    return ontology_from_dict(data, strict=strict, path=path)
-
-
-def load_ontology(path: str | Path, *, strict: bool = True) -> Ontology:
-    """Read JSON or YAML by suffix: ``.yaml`` and ``.yml`` are YAML, anything else JSON."""
-    if Path(path).suffix.lower() in {".yaml", ".yml"}:
-        return ontology_from_yaml(path, strict=strict)
-    return ontology_from_json(path, strict=strict)
 
 
 def _read(path: str | Path) -> str:
@@ -137,7 +126,7 @@ def _model_at(loc: list[str]) -> type[BaseModel]:
         if len(loc) >= 4 and loc[0] == "predicates" and loc[2] == "qualifiers":
             return Qualifier
         return _FIELDS_AT[loc[0]]
-    return Ontology
+    return OntologyData
 
 
 _LITERALS: dict[type, str] = {
@@ -150,17 +139,8 @@ _LITERALS: dict[type, str] = {
 }
 
 
-def ontology_from_pydantic(
-    *models: type[BaseModel], name: str = "untitled", strict: bool = True
-) -> Ontology:
-    """An ontology from pydantic classes: one type per class, one predicate per field.
-
-    A field typed as another given class makes an edge (its range is that type), any other type
-    a property (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` -> ``number``, ``bool``
-    -> ``boolean``, ``date``, ``datetime``; anything else ``string``). A list, tuple or set makes
-    the predicate ``multi``. The same field name on several classes is one predicate whose domain
-    lists each class; it must have one range.
-    """
+def pydantic_mapping(*models: type[BaseModel], name: str = "untitled") -> dict[str, Any]:
+    """The ontology mapping pydantic classes describe (see ``ontology_from_pydantic``)."""
     known = {model.__name__: model for model in models}
     data: dict[str, Any] = {"name": name, "types": {}, "predicates": {}}
     problems: list[str] = []
@@ -195,7 +175,7 @@ def ontology_from_pydantic(
             entry["domain"].append(model.__name__)
     if problems:
         raise OntologyLoadError(problems)
-    return ontology_from_dict(data, strict=strict)
+    return data
 
 
 def _unwrap(annotation: Any) -> tuple[Any, bool]:

@@ -2,8 +2,9 @@
 
 An ontology is what an extractor may say: which types of thing exist, which predicates each type
 can take, which predicates make edges (their range is a type) and which make properties (their
-range is a literal type). Loading, checking, snippets and diffs live in sibling modules; this one
-holds the data and the lookups every stage uses.
+range is a literal type). This module holds the data and the lookups every stage uses, and imports
+no sibling: loading, checking, snippets and diffs are functions over it in their own modules, and
+``ontology.py`` gathers them on the public :class:`Ontology`.
 """
 
 from __future__ import annotations
@@ -11,20 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
-
-if TYPE_CHECKING:
-    from openodke.ontology.checks import Diagnostic
-    from openodke.ontology.diff import OntologyDiff
-    from openodke.ontology.snippet import OntologySnippet
 
 __all__ = [
     "LITERAL_TYPES",
     "EntityType",
-    "Ontology",
+    "OntologyData",
     "Predicate",
     "Qualifier",
     "lookup_form",
@@ -172,12 +167,12 @@ def _keyed(value: Any) -> Any:
     return filled
 
 
-class Ontology(BaseModel):
-    """Types and predicates: what an extractor may say, and how facts are typed and keyed.
+class OntologyData(BaseModel):
+    """Types and predicates, and the lookups on them: the data of an :class:`Ontology`.
 
-    Build one with :meth:`from_dict`, :meth:`from_json` or :meth:`from_yaml` (strict: every
-    problem :meth:`validate` finds is raised at once). ``inverse_of`` need be declared on one side:
-    construction fills the other when that side declares none.
+    ``inverse_of`` need be declared on one side: construction fills the other when that side
+    declares none. Loading, checks, snippets and diffs are functions over this class in sibling
+    modules; :class:`openodke.ontology.Ontology` gathers them as the spec's methods.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -213,52 +208,11 @@ class Ontology(BaseModel):
 
     def __eq__(self, other: object) -> bool:
         # Fields only: the lookup cache (a private attribute) must not make equal ontologies differ.
-        if not isinstance(other, Ontology):
+        if not isinstance(other, OntologyData):
             return NotImplemented
         return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]  # dict fields: an ontology is not hashable
-
-    # -- loading ---------------------------------------------------------------------------
-
-    @classmethod
-    def from_dict(
-        cls, data: dict[str, Any], *, strict: bool = True, path: str | Path | None = None
-    ) -> Ontology:
-        """Build from a mapping; strict raises OntologyLoadError listing every problem."""
-        from openodke.ontology.load import ontology_from_dict
-
-        return ontology_from_dict(data, strict=strict, path=path)
-
-    @classmethod
-    def from_json(cls, path: str | Path, *, strict: bool = True) -> Ontology:
-        """Read an ontology JSON file; bad JSON is an InputError at ``path:line``."""
-        from openodke.ontology.load import ontology_from_json
-
-        return ontology_from_json(path, strict=strict)
-
-    @classmethod
-    def from_yaml(cls, path: str | Path, *, strict: bool = True) -> Ontology:
-        """Read an ontology YAML file; bad YAML is an InputError at ``path:line``."""
-        from openodke.ontology.load import ontology_from_yaml
-
-        return ontology_from_yaml(path, strict=strict)
-
-    @classmethod
-    def load(cls, path: str | Path, *, strict: bool = True) -> Ontology:
-        """Read JSON or YAML by the file's suffix (``.yaml``/``.yml`` is YAML, else JSON)."""
-        from openodke.ontology.load import load_ontology
-
-        return load_ontology(path, strict=strict)
-
-    @classmethod
-    def from_pydantic(
-        cls, *models: type[BaseModel], name: str = "untitled", strict: bool = True
-    ) -> Ontology:
-        """One type per model class, one predicate per field (see ``ontology.load``)."""
-        from openodke.ontology.load import ontology_from_pydantic
-
-        return ontology_from_pydantic(*models, name=name, strict=strict)
 
     # -- lookups ---------------------------------------------------------------------------
 
@@ -338,36 +292,6 @@ class Ontology(BaseModel):
         pred = self.predicate(predicate)
         return () if pred is None else pred.identity_keys
 
-    # -- checks, snippets, diffs -----------------------------------------------------------
-
-    def validate(self) -> list[Diagnostic]:  # type: ignore[override]
-        """Every problem found, as Diagnostics with a code, a dotted path and a message."""
-        from openodke.ontology.checks import check_ontology
-
-        return check_ontology(self)
-
-    def snippet(self, type_name: str, limit: int | None = 25) -> OntologySnippet:
-        """What an extractor is shown for one type: its predicates ranked and cut at ``limit``."""
-        from openodke.ontology.snippet import make_snippet
-
-        return make_snippet(self, type_name, limit=limit)
-
-    def offered(
-        self, types: list[str] | tuple[str, ...] | None = None, snippet_limit: int | None = 25
-    ) -> dict[str, tuple[str, ...]]:
-        """Type -> predicates its snippet offers; a type left out of ``types`` gets none."""
-        from openodke.ontology.snippet import offered
-
-        return offered(self, types=types, snippet_limit=snippet_limit)
-
-    def never_offered(
-        self, types: list[str] | tuple[str, ...] | None = None, snippet_limit: int | None = 25
-    ) -> dict[str, tuple[str, ...]]:
-        """Type -> predicates covering it that no snippet shows (past the limit, or left out)."""
-        from openodke.ontology.snippet import never_offered
-
-        return never_offered(self, types=types, snippet_limit=snippet_limit)
-
     def to_dict(self) -> dict[str, Any]:
         """The ontology as JSON-ready data (every field, defaults included)."""
         return self.model_dump(mode="json")
@@ -376,12 +300,6 @@ class Ontology(BaseModel):
         """SHA-256 hex of the canonical JSON (sorted keys, no whitespace) of :meth:`to_dict`."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-    def diff(self, other: Ontology) -> OntologyDiff:
-        """Changes from this ontology to ``other``, split into breaking and compatible."""
-        from openodke.ontology.diff import diff_ontologies
-
-        return diff_ontologies(self, other)
 
 
 def _filled_inverses(predicates: dict[str, Predicate]) -> dict[str, Predicate] | None:

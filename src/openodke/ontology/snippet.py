@@ -9,16 +9,13 @@ offered*: the extractor cannot find those facts, and diagnosis bucket 1 counts t
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
 from openodke.ontology.checks import did_you_mean
-from openodke.ontology.model import Predicate
-
-if TYPE_CHECKING:
-    from openodke.ontology.model import Ontology
+from openodke.ontology.model import OntologyData, Predicate
 
 __all__ = [
     "DEFAULT_SNIPPET_LIMIT",
@@ -153,7 +150,7 @@ def _predicate_schema(pred: Predicate) -> dict[str, Any]:
     return schema
 
 
-def _resolve_type(ontology: Ontology, type_name: str) -> str:
+def _resolve_type(ontology: OntologyData, type_name: str) -> str:
     found = ontology.entity_type(type_name)
     if found is None:
         hint = did_you_mean(type_name, ontology.types)
@@ -161,12 +158,12 @@ def _resolve_type(ontology: Ontology, type_name: str) -> str:
     return found.name
 
 
-def _ranked(ontology: Ontology, type_name: str) -> list[Predicate]:
+def _ranked(ontology: OntologyData, type_name: str) -> list[Predicate]:
     return sorted(ontology.predicates_for(type_name), key=lambda p: (-p.importance, p.name))
 
 
 def make_snippet(
-    ontology: Ontology, type_name: str, *, limit: int | None = DEFAULT_SNIPPET_LIMIT
+    ontology: OntologyData, type_name: str, *, limit: int | None = DEFAULT_SNIPPET_LIMIT
 ) -> OntologySnippet:
     """The snippet for one type (a name or alias); InputError with a did-you-mean when unknown."""
     if limit is not None and limit < 0:
@@ -183,14 +180,14 @@ def make_snippet(
     )
 
 
-def _asked(ontology: Ontology, types: list[str] | tuple[str, ...] | None) -> set[str]:
+def _asked(ontology: OntologyData, types: list[str] | tuple[str, ...] | None) -> set[str]:
     if types is None:
         return set(ontology.types)
     return {_resolve_type(ontology, name) for name in types}
 
 
 def offered(
-    ontology: Ontology,
+    ontology: OntologyData,
     *,
     types: list[str] | tuple[str, ...] | None = None,
     snippet_limit: int | None = DEFAULT_SNIPPET_LIMIT,
@@ -204,7 +201,7 @@ def offered(
 
 
 def never_offered(
-    ontology: Ontology,
+    ontology: OntologyData,
     *,
     types: list[str] | tuple[str, ...] | None = None,
     snippet_limit: int | None = DEFAULT_SNIPPET_LIMIT,
@@ -224,7 +221,7 @@ def never_offered(
 
 
 def coverage(
-    ontology: Ontology,
+    ontology: OntologyData,
     *,
     types: list[str] | tuple[str, ...] | None = None,
     snippet_limit: int | None = DEFAULT_SNIPPET_LIMIT,

@@ -17,7 +17,7 @@ import numpy as np
 from openodke.errors import InputError
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.report.models import Bootstrap, PooledRecall, PooledRun, Value
-from openodke.eval.report.stage_report import fmt
+from openodke.eval.stages.stage_report import fmt
 from openodke.eval.stats import resampled_sums
 from openodke.types import Fact, GroundingVerdict
 

@@ -17,7 +17,7 @@ import numpy as np
 from openodke.errors import InputError
 from openodke.eval.judges.ppi import PPI, ppi_mean, wilson
 from openodke.eval.report.models import JudgedPrecision, Value
-from openodke.eval.report.stage_report import fmt
+from openodke.eval.stages.stage_report import fmt
 from openodke.types import Fact, GroundingVerdict
 
 __all__ = ["MINIMUM", "by_predicate", "draw", "judged_precision", "render_judged"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from openodke.eval.report.stage_report import fmt
+from openodke.eval.stages.stage_report import fmt
 
 __all__ = ["table", "value_range"]
 

@@ -33,9 +33,9 @@ from openodke.eval.report.models import (
     RunInfo,
     Value,
 )
-from openodke.eval.report.stage_report import StageReport
 from openodke.eval.stages.extract import ExtractionScore, score_facts
 from openodke.eval.stages.labels import GoldFact
+from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import document_intervals
 from openodke.types import Fact
 

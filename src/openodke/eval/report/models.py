@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from openodke.eval.compare import Comparison
 from openodke.eval.diagnosis.fixes import Fix
 from openodke.eval.diagnosis.models import DiagnosisRow
-from openodke.eval.report.stage_report import StageReport
+from openodke.eval.stages.stage_report import StageReport
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -24,8 +24,8 @@ from openodke.eval.engine.matching import (
     fact_key,
     match_keys,
 )
-from openodke.eval.report.stage_report import StageReport, safe_div
 from openodke.eval.stages.labels import GoldFact
+from openodke.eval.stages.stage_report import StageReport, safe_div
 from openodke.protocols import bind_stage, call_stage
 from openodke.types import Document, Evidence, Fact, SpanOrigin
 

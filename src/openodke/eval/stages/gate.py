@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from openodke.eval.report.stage_report import StageReport
 from openodke.eval.stages.ground import (
     accuracy_of,
     class_table,
@@ -16,6 +15,7 @@ from openodke.eval.stages.ground import (
     macro_f1_of,
 )
 from openodke.eval.stages.labels import GateLabel, ValidationPrediction
+from openodke.eval.stages.stage_report import StageReport
 from openodke.protocols import as_validation_verdict, bind_stage, call_stage
 
 __all__ = [

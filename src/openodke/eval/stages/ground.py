@@ -11,8 +11,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from openodke.errors import PipelineError
-from openodke.eval.report.stage_report import StageReport, safe_div
 from openodke.eval.stages.labels import GroundingLabel
+from openodke.eval.stages.stage_report import StageReport, safe_div
 from openodke.protocols import bind_stage, call_stage
 from openodke.types import Fact, GroundingVerdict
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from openodke.eval.report.stage_report import StageReport, safe_div
 from openodke.eval.stages.ground import (
     accuracy_of,
     class_table,
@@ -14,6 +13,7 @@ from openodke.eval.stages.ground import (
     macro_f1_of,
 )
 from openodke.eval.stages.labels import RouteLabel, RoutePrediction
+from openodke.eval.stages.stage_report import StageReport, safe_div
 from openodke.protocols import as_route_verdict, bind_stage, call_stage
 
 __all__ = ["ROUTE_ACTIONS", "evaluate_routing", "route_labels", "routing_items", "run_route"]

@@ -8,9 +8,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from openodke.errors import InputError, PipelineError
-from openodke.eval.report.stage_report import StageReport
 from openodke.eval.stages.ground import join_predictions
 from openodke.eval.stages.labels import CalibrationLabel
+from openodke.eval.stages.stage_report import StageReport
 from openodke.protocols import bind_stage, call_stage
 from openodke.types import Fact
 

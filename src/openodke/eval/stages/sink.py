@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from openodke.eval.report.stage_report import StageReport, fmt
+from openodke.eval.stages.stage_report import StageReport, fmt
 from openodke.protocols import bind_stage, call_stage
 from openodke.types import KnowledgeGraph
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import load_jsonl
-from openodke.eval.report.stage_report import StageReport, safe_div
+from openodke.eval.stages.stage_report import StageReport, safe_div
 from openodke.types import Fact, GroundingVerdict, SpanOrigin
 
 __all__ = ["evaluate_spans", "load_facts", "span_width"]
