@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from openodke import Document, Entity, Evidence, Fact, Polarity
@@ -264,3 +266,37 @@ def test_the_table_has_the_judges_card_line() -> None:
     }
     assert "UNCALIBRATED (below the bar: printed, not trusted)" in outcome.table
     assert outcome.table.splitlines()[-1] == "  the pairs, with every answer: pairs.jsonl"
+
+
+def test_a_card_that_meets_the_bar_is_shown_and_trusted(tmp_path: Path) -> None:
+    import json
+
+    card = {
+        "judge": {"model": "ollama/qwen2.5:7b", "prompt": "fact_equiv@1"},
+        "label_set": "F",
+        "split": "gate",
+        "n": 400,
+        "agreement": {"value": 0.95, "low": 0.92, "high": 0.97},
+        "kappa": 0.88,
+        "measured_at": "2025-06-01T00:00:00Z",
+    }
+    (tmp_path / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    gold, docs = setting()
+    client = RecordedClient([{"match": "Fact 1", "response": {"decision": "same"}}])
+    judge = FactJudge(client=client, roles="ollama/qwen2.5:7b")
+    outcome = lenient_score(
+        [("run", [edge(GABBY, "born_in", LEEDS)])],
+        gold,
+        docs,
+        judge,
+        cards=[tmp_path / "card.json"],
+    )
+    assert outcome.section.calibrated is True and outcome.calibration.meets_bar
+    assert outcome.calibration.line == (
+        "fact_equiv@1 on ollama/qwen2.5:7b: agreement 0.95 [0.92, 0.97] (Wilson 95%), kappa 0.88, "
+        "n 400, F/gate, 2025-06-01"
+    )
+    assert (
+        "judge fact_equiv@1 on ollama/qwen2.5:7b: agreement 0.95 [0.92, 0.97] (Wilson 95%), "
+        "kappa 0.88, n 400, F/gate, 2025-06-01 (meets the bar)"
+    ) in outcome.table

@@ -26,6 +26,7 @@ from openodke.eval.judges.render import table, value_range
 from openodke.eval.judges.scored import DEFAULT_DRAWS, Draws, ScoredRow, moved, score_rows
 from openodke.eval.report.models import Adjudication, AdjudicationRow, CalibrationLine, Value
 from openodke.eval.stages.labels import GoldFact
+from openodke.llm.base import GROUND_MAX_TOKENS, LLMClient, ModelRoles, ModelSpec
 from openodke.protocols import Grounder
 from openodke.types import Document, Fact, GroundingVerdict
 
@@ -35,6 +36,7 @@ __all__ = [
     "AdjudicatedItem",
     "AdjudicationOutcome",
     "adjudicate",
+    "llm_grounders",
     "render_adjudication",
 ]
 
@@ -87,19 +89,57 @@ def _grounders(grounder: GrounderSource, runs: int) -> list[Grounder]:
     return [grounder(i) for i in range(runs)]  # type: ignore[operator]
 
 
-def _judge_of(
-    grounders: Sequence[Grounder], model: str | None, prompt: str | None
-) -> tuple[str, str]:
-    first: Any = grounders[0]
-    roles = getattr(first, "roles", None)
-    found_model = getattr(getattr(roles, "ground", None), "model", None) or getattr(
-        first, "model", None
-    )
-    found_prompt = getattr(first, "prompt", None)
+def _judge_of(grounder: Any, model: str | None, prompt: str | None) -> tuple[str, str]:
+    """The judge's model and prompt: as given, else as the grounder reports (``judges()``, its
+    ``spec`` and ``prompt``), else its class name and ``ground.span@1``."""
+    used = grounder.judges() if callable(getattr(grounder, "judges", None)) else []
+    first = used[0] if used else {}
+    inner = getattr(grounder, "inner", grounder)
+    spec_model = getattr(getattr(inner, "spec", None), "model", None)
+    found_prompt = getattr(inner, "prompt", None)
+    found_prompt = getattr(found_prompt, "key", found_prompt)
     return (
-        model or (found_model if isinstance(found_model, str) else type(first).__name__),
-        prompt or (found_prompt if isinstance(found_prompt, str) else "ground.span@1"),
+        model
+        or first.get("model")
+        or (spec_model if isinstance(spec_model, str) else type(inner).__name__),
+        prompt
+        or first.get("prompt")
+        or (found_prompt if isinstance(found_prompt, str) else "ground.span@1"),
     )
+
+
+def llm_grounders(
+    roles: ModelRoles | ModelSpec | str | None = None,
+    *,
+    client: LLMClient | None = None,
+    **options: Any,
+) -> Callable[[int], Grounder]:
+    """``repeat -> Grounder``: the free checks, then an LLMGrounder whose ground ModelSpec has
+    ``repeat`` set, so a cached client keeps each run's answer apart. ``options`` go to
+    LLMGrounder (``locate``, ``claim_format``, ``context``, ...); one client serves every run."""
+    from openodke.ground import CheckedGrounder, LLMGrounder
+    from openodke.llm import client_for
+
+    if isinstance(roles, ModelRoles):
+        spec = roles.ground
+    elif roles is None:
+        spec = ModelRoles().ground
+    else:
+        spec = ModelSpec.parse(roles, max_tokens=GROUND_MAX_TOKENS)
+    shared = client if client is not None else client_for(spec)
+
+    def make(repeat: int) -> Grounder:
+        repeated = spec.model_copy(update={"repeat": repeat})
+        return CheckedGrounder(LLMGrounder(repeated, client=shared, **options))
+
+    return make
+
+
+def _ground_run(grounder: Any, pairs: list[tuple[Fact, Document]], max_workers: int) -> list[Fact]:
+    """One run's groundings, in order: the grounder's own ``ground_all`` when it has one."""
+    if callable(getattr(grounder, "ground_all", None)):
+        return list(grounder.ground_all(pairs))
+    return in_order(lambda pair: grounder.ground(*pair), pairs, max_workers=max_workers)
 
 
 def adjudicate(
@@ -136,22 +176,20 @@ def adjudicate(
                 entry[2].append(row.name)
     keys = list(asked)
     grounders = _grounders(grounder, runs)
-    jobs = [(key, i) for key in keys for i in range(runs)]
-
-    def ground(job: tuple[tuple[str, str], int]) -> str:
-        (doc_id, _), i = job
-        stamped = grounders[i].ground(asked[job[0]][0], docs[doc_id])
-        return GroundingVerdict(stamped.verdict).value
-
-    verdicts = in_order(ground, jobs, max_workers=max_workers)
+    pairs = [(asked[key][0], docs[key[0]]) for key in keys]
+    by_run = [
+        [GroundingVerdict(f.verdict).value for f in _ground_run(g, pairs, max_workers)]
+        for g in grounders
+    ]
     tally = CallTally("adjudication grounder")
-    for verdict in verdicts:
-        tally.add("the grounding failed (unchecked)" if verdict == "unchecked" else None)
+    for verdicts in by_run:
+        for verdict in verdicts:
+            tally.add("the grounding failed (unchecked)" if verdict == "unchecked" else None)
     tally.check()
     items = []
     for n, key in enumerate(keys):
         fact, kind, on = asked[key]
-        mine = tuple(verdicts[n * runs : (n + 1) * runs])
+        mine = tuple(run[n] for run in by_run)
         supported = mine.count("supported")
         items.append(
             AdjudicatedItem(
@@ -175,7 +213,7 @@ def adjudicate(
         rows=[_row(row, docs, missing, draws) for row in scored],
         audit=AUDIT,
     )
-    judge_model, judge_prompt = _judge_of(grounders, model, prompt)
+    judge_model, judge_prompt = _judge_of(grounders[0], model, prompt)
     line = judge_line("ground", judge_model, judge_prompt, cards=cards)
     notes = [n for n in (tally.note(),) if n]
     text = render_adjudication(section, line, tally, list_path)

@@ -8,16 +8,21 @@ neither way: the pair's ``same`` is then None.
 
 from __future__ import annotations
 
-import importlib
 import string
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from openodke.errors import ModelConfigError
 from openodke.eval.judges.claims import fact_words
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelRoles, ModelSpec
+from openodke.llm.base import (
+    GROUND_MAX_TOKENS,
+    LLMClient,
+    LLMResponse,
+    Message,
+    ModelRoles,
+    ModelSpec,
+)
 from openodke.types import Fact
 
 __all__ = [
@@ -103,16 +108,11 @@ def fact_equiv_messages(relation: str, first: str, second: str, passage: str) ->
 
 
 def default_client(spec: ModelSpec) -> LLMClient:
-    """The live, cached client for ``spec`` (``openodke.llm.client_for``), checked before any call."""
-    llm = importlib.import_module("openodke.llm")
-    make = getattr(llm, "client_for", None)
-    if make is None:
-        raise ModelConfigError(
-            f"{spec.model}: this version builds no provider client; pass client= (a recorded or "
-            "replayed client)"
-        )
-    client: LLMClient = make(spec)
-    return client
+    """The live, cached client for ``spec`` (``openodke.llm.client_for``): an unknown provider or
+    a missing key is a ModelConfigError (exit 2) before any call."""
+    from openodke.llm import client_for
+
+    return client_for(spec)
 
 
 def _read(response: LLMResponse, order: Order) -> Answer:
@@ -166,8 +166,8 @@ def _sum(answers: tuple[Answer, Answer]) -> tuple[bool | None, str]:
 class FactJudge:
     """Asks a model whether a prediction is a gold fact in other words (``fact_equiv@1``).
 
-    ``client`` answers the calls (default: a live, cached client for ``roles.ground``); the
-    ground role's model is asked. ``relations`` maps a predicate to a description shown with it.
+    ``client`` answers the calls (default: a live, cached client for the model); ``roles`` is a
+    ModelRoles (its ground role's model is asked), a ModelSpec or a model string. ``relations`` maps a predicate to a description shown with it.
     """
 
     prompt = FACT_EQUIV
@@ -175,12 +175,14 @@ class FactJudge:
     def __init__(
         self,
         client: LLMClient | None = None,
-        roles: ModelRoles | None = None,
+        roles: ModelRoles | ModelSpec | str | None = None,
         *,
         relations: Mapping[str, str] | None = None,
     ) -> None:
-        self.roles = roles or ModelRoles()
-        self.spec = self.roles.ground
+        if isinstance(roles, ModelRoles) or roles is None:
+            self.spec = (roles or ModelRoles()).ground
+        else:
+            self.spec = ModelSpec.parse(roles, max_tokens=GROUND_MAX_TOKENS)
         self.client = client if client is not None else default_client(self.spec)
         self.relations = dict(relations or {})
 

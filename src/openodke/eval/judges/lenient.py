@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.judges.calls import CallTally, in_order
 from openodke.eval.judges.cards import judge_line, trust_note
+from openodke.eval.judges.claims import fact_words
 from openodke.eval.judges.fact_judge import FACT_EQUIV, Answer, FactJudge, Verdict
 from openodke.eval.judges.prefilter import SurfacePair, passage_for, surface_pairs
 from openodke.eval.judges.render import table, value_range
@@ -97,6 +98,10 @@ def _question_key(doc_id: str, gold: Fact, prediction: Fact) -> tuple[str, str, 
     return (doc_id, fact_key(gold), fact_key(prediction))
 
 
+def _prompt_key(judge: FactJudge, gold: Fact, prediction: Fact, passage: str) -> tuple[str, ...]:
+    return (judge.relation(gold.predicate), fact_words(gold), fact_words(prediction), passage)
+
+
 def lenient_score(
     rows: Iterable[Sequence[Any]],
     gold: Sequence[GoldFact],
@@ -128,18 +133,31 @@ def lenient_score(
             mine.append((pair, key))
         candidates.append(mine)
     keys = list(found)
+    passages = {k: passage_for(found[k][0], found[k][1], texts.get(found[k][2], "")) for k in keys}
+    # One question per distinct prompt: two pairs that read the same (a sentence repeated in
+    # two documents) get one answer.
+    prompts: dict[tuple[str, ...], tuple[str, str, str]] = {}
+    for k in keys:
+        g, p, _ = found[k]
+        prompts.setdefault(_prompt_key(judge, g, p, passages[k]), k)
+    distinct = list(prompts.values())
 
-    def ask(key: tuple[str, str, str]) -> tuple[Verdict, str]:
-        g, p, doc_id = found[key]
-        passage = passage_for(g, p, texts.get(doc_id, ""))
-        return judge.ask(g, p, passage), passage
+    def ask(key: tuple[str, str, str]) -> Verdict:
+        return judge.ask(found[key][0], found[key][1], passages[key])
 
-    answered = dict(zip(keys, in_order(ask, keys, max_workers=max_workers), strict=True))
+    verdicts = dict(zip(distinct, in_order(ask, distinct, max_workers=max_workers), strict=True))
     tally = CallTally("lenient judge (fact_equiv@1)")
-    for verdict, _ in answered.values():
+    for verdict in verdicts.values():
         for answer in verdict.answers:
             tally.add(answer.error if answer.decision is None else None)
     tally.check()
+    answered = {
+        k: (
+            verdicts[prompts[_prompt_key(judge, found[k][0], found[k][1], passages[k])]],
+            passages[k],
+        )
+        for k in keys
+    }
 
     section_rows: list[LenientRow] = []
     on_rows: dict[tuple[str, str, str], list[str]] = {key: [] for key in keys}
