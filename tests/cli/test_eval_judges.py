@@ -193,3 +193,38 @@ def test_refusals_summary_and_errors(run: Path) -> None:
     assert run_odke("eval", "refusals").exit_code == 2
     needs = run_odke("eval", "refusals", str(run / "run"))
     assert needs.exit_code == 2 and "needs --documents" in needs.stderr
+
+
+def test_refusal_labels_without_sizes_take_them_from_the_runs(tmp_path: Path) -> None:
+    # A run with 8 not_found and 2 contradicted refusals; labels carry strata but no sizes.
+    facts = [fact(i, "not_found" if i < 8 else "contradicted") for i in range(10)]
+    write(tmp_path / "run" / "facts.jsonl", [f.model_dump(mode="json") for f in facts])
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "a.txt").write_text("Text A.", encoding="utf-8")
+
+    def label(i: int, verdict: str, judgement: str) -> dict:
+        return {
+            "id": f"r{i}", "claim": "c", "text": "t", "verdict": verdict, "reason": "r",
+            "predicate": "p", "gold": None, "judgement": judgement, "extractor": "llm",
+        }  # fmt: skip
+
+    rows = [label(i, "not_found", "refusal_correct") for i in range(2)]
+    rows += [label(2, "contradicted", "refusal_correct"), label(3, "contradicted", "refusal_wrong")]
+    write(tmp_path / "labels.jsonl", rows)
+    alone = run_odke("eval", "refusals", "--labels", str(tmp_path / "labels.jsonl"))
+    assert alone.exit_code == 0, alone.stderr
+    assert "rows span strata without sizes: see the per-stratum rows" in alone.stdout
+    sized = run_odke(
+        "eval",
+        "refusals",
+        str(tmp_path / "run"),
+        "--documents",
+        str(tmp_path / "texts"),
+        "--labels",
+        str(tmp_path / "labels.jsonl"),
+    )
+    assert sized.exit_code == 0, sized.stderr
+    # Weighted by the run's sizes: 0.8 · 1.0 + 0.2 · 0.5 = 0.9.
+    assert (
+        "refusal precision 0.900 [" in sized.stdout and "2 strata weighted by size" in sized.stdout
+    )

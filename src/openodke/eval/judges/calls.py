@@ -7,11 +7,11 @@ reports how many failed, and when every call failed it is a provider error (exit
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
 from openodke.errors import ProviderError
+from openodke.llm import map_calls
 
 __all__ = ["CallTally", "in_order"]
 
@@ -19,14 +19,12 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def in_order(ask: Callable[[T], R], items: Sequence[T], *, max_workers: int = 8) -> list[R]:
-    """``ask(item)`` for every item, up to ``max_workers`` at a time; results in input order."""
-    if max_workers < 1:
-        raise ValueError("max_workers must be at least 1")
-    if max_workers == 1 or len(items) <= 1:
-        return [ask(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(max_workers, len(items))) as pool:
-        return list(pool.map(ask, items))
+def in_order(
+    ask: Callable[[T], R], items: Sequence[T], *, max_workers: int = 8, what: str = "judge calls"
+) -> list[R]:
+    """``ask(item)`` for every item, up to ``max_workers`` at a time, results in input order, with
+    a progress bar on stderr when it is a terminal (``openodke.llm.map_calls``)."""
+    return map_calls(ask, items, max_workers=max_workers, description=what)
 
 
 @dataclass

@@ -145,7 +145,8 @@ def lenient_score(
     def ask(key: tuple[str, str, str]) -> Verdict:
         return judge.ask(found[key][0], found[key][1], passages[key])
 
-    verdicts = dict(zip(distinct, in_order(ask, distinct, max_workers=max_workers), strict=True))
+    answers = in_order(ask, distinct, max_workers=max_workers, what="fact_equiv@1")
+    verdicts = dict(zip(distinct, answers, strict=True))
     tally = CallTally("lenient judge (fact_equiv@1)")
     for verdict in verdicts.values():
         for answer in verdict.answers:
