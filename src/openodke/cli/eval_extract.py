@@ -1,8 +1,9 @@
 """``odke eval extract``: score extracted facts against GoldFact labels.
 
 Predictions come from a file of Fact rows (a sink's ``facts.jsonl``, or the folder holding it) or
-from running an extractor over ``--documents`` (``--run package.module:Name``). Large files take
-the fast path (:mod:`openodke.eval.engine.fastload`), which gives the same numbers as the Python API.
+from running an extractor over ``--documents`` (``--run package.module:Name``). Files are read
+straight to the engine's columns (:mod:`openodke.eval.engine.fastload`) at every size, scored and
+diagnosed as the Python API scores and diagnoses Facts.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from openodke.cli.options import (
     one_source,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
+from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import describe
@@ -59,7 +60,7 @@ def facts_file(path: Path) -> Path:
 def score_extract_files(
     labels: Path, predictions: Path, documents: list[str] | None = None
 ) -> ExtractionScore:
-    """Score a GoldFact file against a Fact file on the fast path."""
+    """Score a GoldFact file against a Fact file, each read straight to columns."""
     with paused_gc():
         gold, said = load_both(labels, facts_file(predictions))
         return score_keys(gold, said, documents)
@@ -108,23 +109,25 @@ def extract(
 
         docs = load_documents(documents)
     doc_ids = [d.id for d in docs] if docs is not None else None
-    findings = None
-    if run is not None or facts_file(predictions).stat().st_size < PARALLEL_BYTES:  # type: ignore[arg-type]
-        score, findings = _score_in_full(labels, predictions, run, docs, ontology, config)
+    if run is not None:
+        score = _score_run(labels, run, docs)
     else:
         assert predictions is not None
         score = score_extract_files(labels, predictions, doc_ids)
     stage = score.report()
+    findings = _findings(score, docs, ontology, config)
     if as_json:
-        typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        out = stage.model_dump(mode="json")
+        out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
+        out["fixes"] = [fix.model_dump(mode="json") for fix in findings.fixes]
+        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        typer.echo(stage.render())
-        if findings is not None:
-            from openodke.eval.pipeline.findings import render_findings
+        from openodke.eval.pipeline.findings import render_findings
 
-            for table in render_findings(findings, row="extract"):
-                typer.echo("")
-                typer.echo(table)
+        typer.echo(stage.render())
+        for table in render_findings(findings, row="extract"):
+            typer.echo("")
+            typer.echo(table)
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
@@ -133,55 +136,51 @@ def extract(
     write_outputs(outputs)
 
 
-# Only the small-file path and --report need the models, the diagnosis and the report: they are
-# imported there, so scoring a large file does not wait for them to load.
+# The diagnosis and the report models are imported where they are needed, after the files
+# are read, so reading does not wait for them to load.
 
 
-def _score_in_full(
-    labels: Path,
-    predictions: Path | None,
-    run: str | None,
+def _score_run(labels: Path, run: str, docs: list[Document] | None) -> ExtractionScore:
+    """Run an extractor over the documents and score what it gives."""
+    from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.stages.extract import run_facts
+    from openodke.protocols import load_stage
+
+    if docs is None:
+        raise InputError("--run needs --documents: the texts to run the extractor on")
+    gold = load_gold(labels)
+    facts = run_facts(load_stage(run), docs)
+    return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs])
+
+
+def _findings(
+    score: ExtractionScore,
     docs: list[Document] | None,
     ontology: Path | None,
     config: Path | None,
-) -> tuple[ExtractionScore, Findings]:
-    """Facts small enough to hold as models: scored, and where the row loses facts."""
-    from openodke.eval.diagnosis import gold_view
-    from openodke.eval.engine.jsonl import load_jsonl
+) -> Findings:
+    """Where the row loses facts and what should change: ``--config`` as the trace,
+    ``--documents`` as the texts."""
+    from openodke.eval.diagnosis.view import view_of
     from openodke.eval.pipeline.evaluate import PipelineInputs
     from openodke.eval.pipeline.findings import diagnose_pipeline
-    from openodke.eval.stages.extract import run_facts
-    from openodke.eval.stages.labels import GoldFact
     from openodke.ontology import Ontology as OntologyModel
-    from openodke.protocols import load_stage
-    from openodke.types import Fact
 
-    gold = load_jsonl(labels, GoldFact)
-    if run is not None:
-        if docs is None:
-            raise InputError("--run needs --documents: the texts to run the extractor on")
-        facts = run_facts(load_stage(run), docs)
-    else:
-        facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
-    view = gold_view(gold, facts, documents=[d.id for d in docs] if docs is not None else None)
     inputs = PipelineInputs(
-        gold=gold,
+        gold=[],
         documents=docs or [],
         ontology=OntologyModel.load(ontology) if ontology is not None else None,
     )
-    return view.score, diagnose_pipeline(view, inputs, trace=config, row="extract")
+    return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 
-def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings | None) -> str:
+def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings) -> str:
     from openodke.eval.report.build import from_stage, report_json, row_from_score
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
     made = from_stage(stage, rows=[row], bootstrap=Bootstrap(units=len(score.matching.documents)))
-    if findings is not None:
-        made = made.model_copy(
-            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
-        )
+    made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
     return report_json(made)
 
 
