@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from openodke.eval.engine import keyhash
 from openodke.eval.engine.key_table import KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NAMES, LITERAL_NODE, NARROW, WIDE
+from openodke.eval.engine.matching import fact_key
 from openodke.eval.engine.structs import Fact as _Fact
 from openodke.eval.engine.structs import Gold as _Gold
 from openodke.eval.engine.structs import scoped as _scoped
-from openodke.eval.engine.matching import fact_key
 from openodke.types import Fact, normalise_value
 
 IMPLEMENTATIONS = [pytest.param(keyhash.py_fact_columns, keyhash.py_doc_hashes, id="python")]
