@@ -58,12 +58,19 @@ def facts_file(path: Path) -> Path:
 
 
 def score_extract_files(
-    labels: Path, predictions: Path, documents: list[str] | None = None
+    labels: Path, predictions: Path, documents: list[Document] | None = None
 ) -> ExtractionScore:
-    """Score a GoldFact file against a Fact file, each read straight to columns."""
+    """Score a GoldFact file against a Fact file, each read straight to columns (with the
+    documents, what their texts say of each gold fact is worked out as it is read)."""
+    texts = None
+    if documents:
+        from openodke.eval.diagnosis.texts import TextAnswers
+
+        texts = TextAnswers({d.id: d.text for d in documents})
     with paused_gc():
-        gold, said = load_both(labels, facts_file(predictions))
-        return score_keys(gold, said, documents)
+        gold, said = load_both(labels, facts_file(predictions), texts=texts)
+        ids = [d.id for d in documents] if documents is not None else None
+        return score_keys(gold, said, ids)
 
 
 def document_items(score: ExtractionScore) -> str:
@@ -108,12 +115,11 @@ def extract(
         from openodke.documents import load_documents
 
         docs = load_documents(documents)
-    doc_ids = [d.id for d in docs] if docs is not None else None
     if run is not None:
         score = _score_run(labels, run, docs)
     else:
         assert predictions is not None
-        score = score_extract_files(labels, predictions, doc_ids)
+        score = score_extract_files(labels, predictions, docs)
     stage = score.report()
     findings = _findings(score, docs, ontology, config)
     if as_json:

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from openodke.eval.diagnosis.names import key_string
-from openodke.eval.diagnosis.sentences import MARK, SentenceEvidence, TextIndex
+from openodke.eval.diagnosis.sentences import SentenceEvidence
+from openodke.eval.diagnosis.texts import TextAnswers, sentences_naming
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import first_of_each, member, mix
+from openodke.eval.engine.joins import member, mix
 from openodke.eval.engine.key_table import KeyTable, hashes_of
 from openodke.eval.engine.matching import DUPLICATE
 from openodke.types import normalise_value
@@ -33,18 +34,6 @@ _BATCH = 1 << 16  # rows read in words at once: their facts are dropped after ea
 def _ids(ids: frozenset[int]) -> str:
     shown = sorted(ids)
     return ", ".join(map(str, shown[:3])) + (", ..." if len(shown) > 3 else "")
-
-
-def _sentences(text: str, keys: tuple[str, ...]) -> set[int]:
-    """The sentences of an indexed text that name any of ``keys`` (whole words)."""
-    found: set[int] = set()
-    for key in keys:
-        needle = f" {key} "
-        at = text.find(needle)
-        while at >= 0:
-            found.add(text.count(MARK, 0, at))  # the sentence: the marks before it
-            at = text.find(needle, at + 1)
-    return found
 
 
 def _object_node(fact: Any) -> str:
@@ -63,7 +52,7 @@ class CrossSentence:
         self.view, self.evidence, self.texts = view, evidence, texts
         self.measured = evidence is not None or bool(texts)
         self._answers: np.ndarray | None = None
-        self._indexed: dict[str, str] = {}
+        self._texts = TextAnswers(texts)
 
     def answers(self) -> np.ndarray:
         """Every gold fact's answer, in gold order (-1 for repeats)."""
@@ -127,12 +116,6 @@ class CrossSentence:
 
     # --- the text ----------------------------------------------------------------------------
 
-    def _text(self, doc_id: str) -> str:
-        found = self._indexed.get(doc_id)
-        if found is None:
-            found = self._indexed[doc_id] = TextIndex(self.texts[doc_id]).text
-        return found
-
     def _from_texts(self, todo: np.ndarray, out: np.ndarray) -> None:
         g = self.view.gold
         names = g.docs.names
@@ -157,56 +140,24 @@ class CrossSentence:
         self._together(rows[~mixed], out)
         self._in_order(rows[mixed], out)
 
-    def _lookup(self, rows: np.ndarray, subject: bool) -> dict[int, set[int]]:
-        """Each distinct (document, end) of ``rows`` that some sentence names: those sentences
-        (an end named nowhere is left out)."""
-        g, ends = self.view.gold, self.view.gold_ends
-        node = g.subject_node if subject else g.object_node
-        codes = mix(g.docs.hashes[rows], node[rows])
-        order = np.argsort(codes, kind="stable")
-        starts = first_of_each(codes[order])
-        firsts, first_codes = rows[order][starts], codes[order][starts]
-        in_file = np.argsort(firsts)  # read in file order
-        firsts, first_codes = firsts[in_file], first_codes[in_file]
-        doc_hashes = g.docs.hashes[firsts]
-        names = g.docs.names
-        found: dict[int, set[int]] = {}
-        for start in range(0, len(firsts), _BATCH):
-            stop = start + _BATCH
-            batch = firsts[start:stop].tolist()
-            ends.load(batch)
-            for i, code, doc in zip(
-                batch,
-                first_codes[start:stop].tolist(),
-                doc_hashes[start:stop].tolist(),
-                strict=True,
-            ):
-                sentences = _sentences(self._text(names[doc]), ends.keys(i, subject))
-                if sentences:
-                    found[code] = sentences
-            ends.forget()
-        return found
-
     def _together(self, rows: np.ndarray, out: np.ndarray) -> None:
-        """Rows of documents whose ends are named one way: each (document, end) looked up once."""
+        """Rows of documents whose ends are named one way: each by its own names, as the loader
+        answered them when it was given these texts, else read now a batch at a time."""
         if not len(rows):
             return
         g = self.view.gold
-        docs = g.docs.hashes
-        a = self._lookup(rows, True)
-        if not a:
+        if g.answers is not None and g.answered_from is not None and g.answered_from == self.texts:
+            out[rows] = g.answers[rows]
             return
-        s_codes = mix(docs[rows], g.subject_node[rows])
-        named = rows[member(s_codes, np.fromiter(a, np.int64, len(a)))]
-        b = self._lookup(named, False)
-        if not b:
-            return
-        s_named = mix(docs[named], g.subject_node[named]).tolist()
-        o_named = mix(docs[named], g.object_node[named]).tolist()
-        for i, sc, oc in zip(named.tolist(), s_named, o_named, strict=True):
-            found = b.get(oc)
-            if found:
-                out[i] = a[sc].isdisjoint(found)
+        names = g.docs.names
+        for start in range(0, len(rows), _BATCH):
+            batch = rows[start : start + _BATCH]
+            out[batch] = self._texts.block(
+                g.rows.fetch(batch.tolist()),
+                [names[h] for h in g.docs.hashes[batch].tolist()],
+                (g.subject_node[batch], g.object_node[batch]),
+                (g.subject_names[batch], g.object_names[batch]),
+            )
 
     def _in_order(self, rows: np.ndarray, out: np.ndarray) -> None:
         """Rows of documents that name an end two ways, one by one in gold order."""
@@ -215,16 +166,18 @@ class CrossSentence:
         places: dict[tuple[int, int], set[int]] = {}
         for i in rows.tolist():
             doc = int(g.docs.hashes[i])
-            text = self._text(names[doc])
+            text = self._texts.indexed(names[doc])
+            if text is None:
+                continue
             s, o = int(g.subject_node[i]), int(g.object_node[i])
             a = places.get((doc, s))
             if a is None:
-                a = places[(doc, s)] = _sentences(text, ends.keys(i, True))
+                a = places[(doc, s)] = sentences_naming(text, ends.keys(i, True))
             if not a:
                 continue
             b = places.get((doc, o))
             if b is None:
-                b = places[(doc, o)] = _sentences(text, ends.keys(i, False))
+                b = places[(doc, o)] = sentences_naming(text, ends.keys(i, False))
             if b:
                 out[i] = a.isdisjoint(b)
 

@@ -48,7 +48,9 @@ class FactColumns:
     literal object). ``subject_names``/``object_names`` hash what an end's names follow from, so
     rows whose ends go by the same names are known without reading them. ``polarity`` and
     ``verdict`` are codes (:data:`~openodke.eval.engine.keyhash.POLARITIES`, ``VERDICTS``).
-    ``rows`` gives back the facts themselves; ``flags`` the fact checks, when asked for.
+    ``rows`` gives back the facts themselves; ``flags`` the fact checks, when asked for;
+    ``answers`` what the texts ``answered_from`` say of each gold row, when the loader was given
+    them (:class:`~openodke.eval.diagnosis.texts.TextAnswers`).
     """
 
     keys: KeyTable
@@ -64,6 +66,8 @@ class FactColumns:
     types: dict[int, str]
     rows: RowSource
     flags: np.ndarray | None = None
+    answers: np.ndarray | None = None
+    answered_from: dict[str, str] | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -121,16 +125,21 @@ class FactColumns:
             types = {}
             for p in parts:
                 types.update(p.types)
-        flags = None
+        flags = answers = None
         if all(p.flags is not None for p in parts):
             flags = np.concatenate([p.flags for p in parts])  # type: ignore[misc]
-        arrays = {name: np.concatenate([getattr(p, name) for p in parts]) for name in _ARRAYS}
+        if all(p.answers is not None for p in parts):
+            answers = np.concatenate([p.answers for p in parts])  # type: ignore[misc]
+        arrays: dict[str, Any] = {
+            name: np.concatenate([getattr(p, name) for p in parts]) for name in _ARRAYS
+        }
         return cls(
             keys=KeyTable.concat([p.keys for p in parts]),
             docs=DocColumn.concat([p.docs for p in parts]),
             types=types,
             rows=rows,
             flags=flags,
+            answers=answers,
             **arrays,
         )
 

@@ -36,6 +36,7 @@ from openodke.eval.stages.labels import GoldFact
 from openodke.types import Fact
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
+    from openodke.eval.diagnosis.texts import TextAnswers
     from openodke.eval.pipeline.fact_checks import FactChecks
 
 __all__ = [
@@ -101,14 +102,16 @@ def line_starts(block: memoryview, rows: int) -> np.ndarray:
     return starts.astype(np.int64)
 
 
-# Set by load_both before its workers fork, so they inherit it instead of receiving a copy.
+# Set by load_both before its workers fork, so they inherit them instead of receiving a copy.
 _CHECKS: FactChecks | None = None
+_TEXTS: TextAnswers | None = None
 
 
 def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]:
     """A byte range of a file as columns (their ``rows`` pending) and each row's offset."""
     decode = msgspec.json.Decoder(GoldStruct if gold else FactStruct).decode_lines
     checks = None if gold else _CHECKS
+    texts = _TEXTS if gold else None
     blocks: list[FactColumns] = []
     offsets: list[np.ndarray] = []
     names: dict[int, str] = {}
@@ -124,6 +127,13 @@ def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]
             columns = FactColumns.build(facts, docs, _PENDING, predicates, types)
             if checks is not None:
                 columns.flags = checks.flags(rows, docs)
+            if texts is not None:
+                columns.answers = texts.block(
+                    facts,
+                    [g.doc_id for g in rows],
+                    (columns.subject_node, columns.object_node),
+                    (columns.subject_names, columns.object_names),
+                )
             blocks.append(columns)
             offsets.append(start + line_starts(block, len(rows)))
     if not sum(map(len, blocks)):
@@ -139,7 +149,7 @@ def _joined(path: Path, parts: list[tuple[FactColumns, np.ndarray]], gold: bool)
 def _slow(path: Path, gold: bool) -> FactColumns:
     """The pydantic reader's rows as columns (it names the first bad line, if any)."""
     if gold:
-        return FactColumns.of_gold(load_jsonl(path, GoldFact))
+        return FactColumns.of_gold(load_jsonl(path, GoldFact))  # the diagnosis answers later
     facts = load_jsonl(path, Fact)
     columns = FactColumns.of_facts(facts)
     if _CHECKS is not None:
@@ -176,20 +186,25 @@ def load_both(
     *,
     workers: int | None = None,
     checks: FactChecks | None = None,
+    texts: TextAnswers | None = None,
 ) -> tuple[FactColumns, FactColumns]:
     """Gold and prediction columns, read in parts by ``workers`` processes at once.
 
     Parts are byte ranges cut at line breaks and joined back in order, so the result is the same
     as reading each file whole. Any part the fast path refuses sends that file through the
     pydantic reader, which names the bad line. With ``checks``, each prediction's flags
-    (:mod:`openodke.eval.pipeline.fact_checks`) come back too (``flags``).
+    (:mod:`openodke.eval.pipeline.fact_checks`) come back too (``flags``); with ``texts``, what
+    the documents' texts say of each gold row (``answers``), worked out as the rows are read.
     """
-    global _CHECKS
-    _CHECKS = checks
+    global _CHECKS, _TEXTS
+    _CHECKS, _TEXTS = checks, texts
     try:
-        return _load_both(Path(labels), Path(predictions), workers)
+        gold, said = _load_both(Path(labels), Path(predictions), workers)
     finally:
-        _CHECKS = None
+        _CHECKS = _TEXTS = None
+    if texts is not None and gold.answers is not None:
+        gold.answered_from = texts.texts
+    return gold, said
 
 
 def _load_both(
