@@ -43,7 +43,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
-from rapidfuzz import fuzz
 
 from openodke.eval.diagnosis.cross import CrossSentence
 from openodke.eval.diagnosis.explain import Explainer
@@ -61,9 +60,10 @@ from openodke.eval.diagnosis.place import Placed, Rules, place
 from openodke.eval.diagnosis.precision import Refused, false_positives, precision_buckets
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
-from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
+from openodke.eval.diagnosis.sentences import SentenceEvidence
+from openodke.eval.diagnosis.surface import ALIKE, alike, surface_rule
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import distinct, mix
+from openodke.eval.engine.joins import mix
 from openodke.eval.engine.key_table import KeyTable
 from openodke.eval.engine.matching import DUPLICATE, HIT
 from openodke.eval.engine.pause import without_gc
@@ -71,31 +71,11 @@ from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]
 
-ALIKE = 85.0
-"""rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
-
 _NULL_NOTES = {
     "never_offered": "needs --trace: the run's manifest.json or the run config",
     "refused": "needs --validator: what the gate refused",
     "cross_sentence": "needs the dataset's evidence sentences, or the texts",
 }
-
-
-def alike(a: Iterable[str], b: Iterable[str]) -> bool:
-    """The unconfirmed surface-form rule on two ends' names (any pair of names may pass).
-
-    Name keys equal; one contains the other as whole words; or rapidfuzz ratio >= ALIKE.
-    """
-    keys_b = [k for k in {name_key(n) for n in b} if k]
-    for x in {name_key(n) for n in a}:
-        if not x:
-            continue
-        for y in keys_b:
-            if x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ":
-                return True
-            if fuzz.ratio(x, y) >= ALIKE:
-                return True
-    return False
 
 
 def _offered_forms(offered: Offered) -> dict[str, frozenset[str]]:
@@ -115,65 +95,6 @@ def _saturation(
         [int(gold_per_doc[d]) for d in docs],
     )
     return fit, lengths
-
-
-def _surface(view: DiagnosisView, live: Live) -> Any:
-    """Bucket 5's rule without a judge, for the misses no earlier bucket took."""
-    m, g, p = view.score.matching, view.gold, view.predicted
-    gold_ends, said = view.gold_ends, view.predicted_ends
-
-    similar: dict[tuple[int, int], bool] = {}
-
-    def same(i: int, j: int, subject: bool) -> bool:
-        """``alike`` on the names of gold ``i``'s and prediction ``j``'s subjects (or objects),
-        remembered by what the names follow from."""
-        column_g = g.subject_names if subject else g.object_names
-        column_p = p.subject_names if subject else p.object_names
-        pair = (int(column_g[i]), int(column_p[j]))
-        found = similar.get(pair)
-        if found is None:
-            found = similar[pair] = alike(gold_ends.names(i, subject), said.names(j, subject))
-        return found
-
-    def near(i: int, j: int) -> bool:
-        # The rule's three tests are pure: the cheapest goes first (names alike before keys).
-        if (
-            p.object_node[j] != g.object_node[i]
-            and same(i, j, False)
-            and not set(gold_ends.keys(i, True)).isdisjoint(said.keys(j, True))
-        ):
-            return True
-        return bool(
-            p.subject_node[j] != g.subject_node[i]
-            and same(i, j, True)
-            and not set(gold_ends.keys(i, False)).isdisjoint(said.keys(j, False))
-        )
-
-    def rule(misses: np.ndarray) -> np.ndarray:
-        found = np.full(len(misses), -1, dtype=np.int64)
-        predicate = g.keys.predicate[misses]
-        polarity = g.polarity[misses].astype(np.int64)
-        which, candidates = live.relation.all_here_then_uncited(
-            mix(m.gold_doc[misses], predicate, polarity),
-            live.uncited_codes(predicate, polarity),
-        )
-        gold_rows = misses[which]
-        differ = (p.object_node[candidates] != g.object_node[gold_rows]) | (
-            p.subject_node[candidates] != g.subject_node[gold_rows]
-        )
-        which, candidates, gold_rows = which[differ], candidates[differ], gold_rows[differ]
-        if not len(which):
-            return found
-        gold_ends.load(distinct(gold_rows).tolist())
-        said.load(distinct(candidates).tolist())
-        done: set[int] = set()
-        for w, i, j in zip(which.tolist(), gold_rows.tolist(), candidates.tolist(), strict=True):
-            if w not in done and near(i, j):
-                found[w] = j
-                done.add(w)
-        return found
-
-    return rule
 
 
 def _refused_table(
@@ -234,7 +155,7 @@ def diagnose(
         forms=forms,
         refused=_refused_table(view, refused),
         confirmed=confirmed,
-        surface=_surface(view, live),
+        surface=surface_rule(view, live),
         cross=cross.answers() if cross.measured else None,
         long_document=_long(fit, lengths, len(m.documents)),
     )

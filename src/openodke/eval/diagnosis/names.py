@@ -138,6 +138,14 @@ class Ends:
             found = self._keys[h] = name_keys(self.end(i, subject))
         return found
 
+    def known_keys(self) -> dict[int, frozenset[str]]:
+        """The name keys read so far, by names hash, as sets."""
+        return {h: frozenset(k) for h, k in self._keys.items()}
+
+    def known_names(self) -> dict[int, tuple[str, ...]]:
+        """The names read so far, by names hash."""
+        return dict(self._names)
+
     def predicate(self, i: int) -> str:
         """Row ``i``'s predicate."""
         return self.columns.keys.predicates[int(self.columns.keys.predicate[i])]

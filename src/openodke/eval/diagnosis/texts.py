@@ -52,19 +52,6 @@ def fast_name_keys(end: Any) -> tuple[str, ...]:
     return name_keys(end)
 
 
-def _simple_key(end: Any) -> str | None:
-    """The one name key of an entity with no label and no aliases whose name needs no more than
-    case folding (the common gold row), else None: ``fast_name_keys`` inlined."""
-    if end.label or end.aliases:
-        return None
-    key = end.key
-    head, sep, tail = key.partition(":")
-    second = tail if sep and tail.strip() and head.casefold() == end.type.casefold() else key
-    if second.isascii() and second.replace(" ", "").isalnum():
-        return " ".join(second.casefold().split())
-    return None
-
-
 class TextAnswers:
     """The documents' texts, indexed when first needed, and the rule applied to rows."""
 
@@ -106,15 +93,13 @@ class TextAnswers:
         indexing the text (most ends of a large run are named in no text of theirs).
         """
         low = self._low(doc_id)
-        simple = _simple_key(end) if low is not None and not isinstance(end, _LITERALS) else None
-        if simple is not None:
-            if " " not in simple and simple not in low:  # type: ignore[operator]
-                return set()
-            keys: tuple[str, ...] = (simple,) if simple else ()
-        else:
-            keys = self._keys_of(names, end)
+        keys = self._keys_of(names, end)
         if low is not None:
-            keys = tuple(k for k in keys if MARK in k or all(word in low for word in k.split(" ")))
+            keys = tuple(
+                k
+                for k in keys
+                if (k in low if " " not in k else all(w in low for w in k.split(" "))) or MARK in k
+            )
             if not keys:
                 return set()
         text = self.indexed(doc_id)
