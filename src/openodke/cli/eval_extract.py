@@ -68,9 +68,15 @@ def score_extract_files(
 
         texts = TextAnswers({d.id: d.text for d in documents})
     with paused_gc():
-        gold, said = load_both(labels, facts_file(predictions), texts=texts)
+        gold, said = load_both(labels, facts_file(predictions), texts=texts, meanwhile=_imports)
         ids = [d.id for d in documents] if documents is not None else None
         return score_keys(gold, said, ids)
+
+
+def _imports() -> None:
+    """What scoring and the diagnosis need next: imported while the workers read."""
+    import openodke.eval.diagnosis.view  # noqa: F401
+    import openodke.eval.pipeline.findings  # noqa: F401
 
 
 def document_items(score: ExtractionScore) -> str:
@@ -168,12 +174,10 @@ def _findings(
     """Where the row loses facts and what should change: ``--config`` as the trace,
     ``--documents`` as the texts."""
     from openodke.eval.diagnosis.view import view_of
-    from openodke.eval.pipeline.evaluate import PipelineInputs
-    from openodke.eval.pipeline.findings import diagnose_pipeline
+    from openodke.eval.pipeline.findings import DiagnosisInputs, diagnose_pipeline
     from openodke.ontology import Ontology as OntologyModel
 
-    inputs = PipelineInputs(
-        gold=[],
+    inputs = DiagnosisInputs(
         documents=docs or [],
         ontology=OntologyModel.load(ontology) if ontology is not None else None,
     )

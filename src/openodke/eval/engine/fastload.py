@@ -17,7 +17,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -187,6 +187,7 @@ def load_both(
     workers: int | None = None,
     checks: FactChecks | None = None,
     texts: TextAnswers | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[FactColumns, FactColumns]:
     """Gold and prediction columns, read in parts by ``workers`` processes at once.
 
@@ -195,11 +196,12 @@ def load_both(
     pydantic reader, which names the bad line. With ``checks``, each prediction's flags
     (:mod:`openodke.eval.pipeline.fact_checks`) come back too (``flags``); with ``texts``, what
     the documents' texts say of each gold row (``answers``), worked out as the rows are read.
+    ``meanwhile`` is called while the workers read (after they started), or after reading.
     """
     global _CHECKS, _TEXTS
     _CHECKS, _TEXTS = checks, texts
     try:
-        gold, said = _load_both(Path(labels), Path(predictions), workers)
+        gold, said = _load_both(Path(labels), Path(predictions), workers, meanwhile)
     finally:
         _CHECKS = _TEXTS = None
     if texts is not None and gold.answers is not None:
@@ -208,22 +210,25 @@ def load_both(
 
 
 def _load_both(
-    gold_path: Path, said_path: Path, workers: int | None
+    gold_path: Path, said_path: Path, workers: int | None, meanwhile: Callable[[], object] | None
 ) -> tuple[FactColumns, FactColumns]:
     total = gold_path.stat().st_size + said_path.stat().st_size
     if workers is None:
         workers = 1 if total < PARALLEL_BYTES else min(os.cpu_count() or 1, 4)
-    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers >= 2 and "fork" in multiprocessing.get_all_start_methods():
         # Workers must share this process's string hashes (key_table) and modules: only fork does.
-        return _read(gold_path, True), _read(said_path, False)
-    try:
-        return _load_parallel(gold_path, said_path, workers)
-    except BrokenProcessPool:  # a worker could not start or died: read here instead
-        return _read(gold_path, True), _read(said_path, False)
+        try:
+            return _load_parallel(gold_path, said_path, workers, meanwhile)
+        except BrokenProcessPool:  # a worker could not start or died: read here instead
+            pass
+    both = _read(gold_path, True), _read(said_path, False)
+    if meanwhile is not None:
+        meanwhile()
+    return both
 
 
 def _load_parallel(
-    gold_path: Path, said_path: Path, workers: int
+    gold_path: Path, said_path: Path, workers: int, meanwhile: Callable[[], object] | None
 ) -> tuple[FactColumns, FactColumns]:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -234,6 +239,8 @@ def _load_parallel(
             ]
             for gold, path in ((True, gold_path), (False, said_path))
         }
+        if meanwhile is not None:  # the workers are forked by now: this process may import
+            meanwhile()
         out = []
         with paused_gc():
             for gold, path in ((True, gold_path), (False, said_path)):
