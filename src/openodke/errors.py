@@ -9,6 +9,7 @@ __all__ = [
     "BudgetStop",
     "CompareGateFailed",
     "InputError",
+    "ModelConfigError",
     "OdkeError",
     "OntologyLoadError",
     "OutputError",
@@ -44,6 +45,13 @@ class InputError(OdkeError, ValueError):
         super().__init__(where + message)
         self.path = path
         self.line = line
+
+
+class ModelConfigError(InputError):
+    """A model that cannot be called: an unknown provider prefix or a missing key, found before any call.
+
+    The message names the variable, never its value.
+    """
 
 
 class OntologyLoadError(InputError):

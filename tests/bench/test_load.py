@@ -199,16 +199,39 @@ def test_docred_submission_reads_as_facts(redocred_bench: BenchSet, tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    ("content", "message"),
+    ("content", "message", "cites"),
     [
         (
             '[{"title": "No such page", "h_idx": 0, "t_idx": 1, "r": "P17"}]',
-            "is not in the bench set",
+            "1 row(s) name a title the gold does not hold and 0 an entity index out of range",
+            (),
         ),
         (
             '[{"title": "Loud Tour", "h_idx": 0, "t_idx": 999, "r": "P17"}]',
-            "t_idx 999 is not an entity",
+            "item 0: t_idx 999 is not an entity of test_0000",
+            ("test_0000",),
         ),
+    ],
+)
+def test_rows_the_official_scorer_counts_wrong_are_kept_with_a_note(
+    redocred_bench: BenchSet, tmp_path: Path, content: str, message: str, cites: tuple
+) -> None:
+    """As DocRED's scorer does: kept (so they count wrong), naming an entity no gold fact has."""
+    path = tmp_path / "result.json"
+    path.write_text(content)
+    notes: list[str] = []
+    (fact,) = read_submission(path, redocred_bench, notes=notes)
+    assert fact.doc_ids == cites
+    gold_keys = {g.fact.subject.key for g in redocred_bench.gold} | {
+        g.fact.object_key for g in redocred_bench.gold
+    }
+    assert {fact.subject.key, fact.object_key} - gold_keys
+    assert len(notes) == 1 and message in notes[0] and "count as wrong" in notes[0]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
         ('[{"title": "Loud Tour"}]', "expected {title, h_idx, t_idx, r}"),
         ('{"id": "test_0000", "triples": [["a", "country", "b"]]}', "Text2KGBench's format"),
         ('{"id": "x", "triples": [["a", "b"]]}', "triples.0: expected"),

@@ -61,9 +61,10 @@ def scored(report: dict) -> dict:
 
 
 def one_line_error(result: CliResult) -> str:
-    """The single ``error: ...`` line an expected failure prints, and no traceback."""
+    """The single ``error: ...`` line an expected failure prints, and no traceback (a
+    command's own stderr lines, shown prefixed ``[cmd]`` as it runs, aside)."""
     assert "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
+    lines = [x for x in result.stderr.strip().splitlines() if not x.startswith("[cmd] ")]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     return lines[0]
 

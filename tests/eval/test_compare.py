@@ -205,3 +205,55 @@ def test_a_worse_guardrail_is_noted():
     comparison = compare_items(a, b)
     assert comparison.guardrails["precision"].verdict == "worse"
     assert any(note.startswith("guardrail precision is worse") for note in comparison.notes)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "note"),
+    [
+        (docs(DOC_A[:9]), docs(DOC_B[:9]), "only 9 documents: too few"),
+        (docs(DOC_A[:10]), docs(DOC_B[:10]), None),
+        # 40 documents, but only 6 hold a fact in A or B: empty ones add nothing to any sum.
+        (
+            docs(DOC_A[:5] + [(0, 0, 0)] * 35),
+            docs(DOC_B[:5] + [(0, 0, 0)] * 34 + [(0, 1, 0)]),
+            "only 6 of 40 documents hold a gold or predicted fact: too few",
+        ),
+        (
+            [RightWrongItem(id=f"g{i}", correct=i % 2 == 0) for i in range(5)],
+            [RightWrongItem(id=f"g{i}", correct=i % 3 == 0) for i in range(5)],
+            "only 5 items: too few",
+        ),
+    ],
+)
+def test_a_set_under_ten_informative_units_is_noted(a, b, note):
+    comparison = compare_items(a, b)
+    small = [text for text in comparison.notes if text.startswith("only ")]
+    if note is None:
+        assert small == []
+    else:
+        assert len(small) == 1 and small[0].startswith(note)
+        assert small[0].endswith("read the ranges as rough")
+        assert f"note{' ' * 6 if note.endswith('items: too few') else ' ' * 7}{note}" in (
+            render_comparison(comparison)
+        )
+
+
+def test_document_ranges_are_expanded_bca_unless_percentile_is_asked():
+    a, b = docs(DOC_A[:30]), docs(DOC_B[:30])
+    default = compare_items(a, b)
+    assert default == compare_items(a, b, method="expanded-bca")
+    percentile = compare_items(a, b, method="percentile")
+    assert percentile.primary == paired_bootstrap(a, b, method="percentile")
+    # Same draws, another reading: the value and the detection limit agree, the ends do not.
+    assert percentile.primary.difference == default.primary.difference
+    assert percentile.primary.detection_limit == default.primary.detection_limit
+    assert percentile.primary.interval != default.primary.interval
+
+
+def test_item_ranges_stay_percentile_by_default():
+    # The page prints the percentile ends (SPEC_TABLE); expanded BCa is there when asked.
+    a, b = spec_runs()
+    assert compare_items(a, b) == compare_items(a, b, method="percentile")
+    assert compare_items(a, b, method="expanded-bca").primary.interval != (
+        compare_items(a, b).primary.interval
+    )

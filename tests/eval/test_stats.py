@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import scipy.special
 import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -173,10 +174,10 @@ def _reference_draws(keys: list[tuple], resamples: int, seed: int) -> list[list[
     return rng.integers(0, n, size=(resamples, n), dtype=np.int32).tolist()
 
 
-def _reference_paired(a_rows, b_rows, metric, *, resamples, seed, level=0.95):
-    """Plain-loop paired bootstrap: each draw's totals summed in Python, metrics as Fractions."""
+def _reference_paired(a_rows, b_rows, metric, *, resamples, seed, level=0.95, method):
+    """Plain-loop paired bootstrap: each draw's totals summed in Python, metrics as Fractions;
+    the ends read as percentile or expanded BCa intervals, written out by hand."""
     keys = [(*x, *y) for x, y in zip(a_rows, b_rows, strict=True)]
-    tail = (1 - level) / 2
     a_values, b_values, differences = [], [], []
     for draw in _reference_draws(keys, resamples, seed):
         totals_a = [sum(a_rows[i][k] for i in draw) for k in range(3)]
@@ -190,22 +191,67 @@ def _reference_paired(a_rows, b_rows, metric, *, resamples, seed, level=0.95):
         if value_a is not None and value_b is not None:
             differences.append(float(value_b) - float(value_a))
 
-    def bounds(values):
-        if not values:
-            return None
-        return (_reference_quantile(values, tail), _reference_quantile(values, 1 - tail))
+    def whole(rows, skip=None):
+        kept = [row for i, row in enumerate(rows) if i != skip]
+        return _reference_metric(metric, *(sum(row[k] for row in kept) for k in range(3)))
 
-    return bounds(differences), bounds(a_values), bounds(b_values)
+    def left_out(rows):
+        return [whole(rows, skip=i) for i in range(len(rows))]
+
+    def difference(x, y):
+        return None if x is None or y is None else float(y) - float(x)
+
+    n = len(keys)
+    estimate_a, estimate_b = whole(a_rows), whole(b_rows)
+    loo_a, loo_b = left_out(a_rows), left_out(b_rows)
+    loo_d = [difference(x, y) for x, y in zip(loo_a, loo_b, strict=True)]
+    return (
+        _reference_bounds(differences, difference(estimate_a, estimate_b), loo_d, n, level, method),
+        _reference_bounds(a_values, estimate_a, loo_a, n, level, method),
+        _reference_bounds(b_values, estimate_b, loo_b, n, level, method),
+    )
+
+
+def _reference_bounds(values, estimate, left_out, n, level, method):
+    """Percentile or expanded BCa ends, with scipy's normal and t; BCa falls back to the
+    expanded percentile interval when every draw is on one side of the estimate."""
+    if not values:
+        return None
+    tail = (1 - level) / 2
+    if method == "percentile" or estimate is None or n < 2:
+        return (_reference_quantile(values, tail), _reference_quantile(values, 1 - tail))
+    estimate = float(estimate)
+    loo = [float(x) for x in left_out if x is not None]
+    mean = sum(loo) / len(loo) if loo else 0.0
+    m2 = sum((x - mean) ** 2 for x in loo) / len(loo) if loo else 0.0
+    m4 = sum((x - mean) ** 4 for x in loo) / len(loo) if loo else 0.0
+    # Satterthwaite's degrees of freedom, capped at n − 1 (intervals.degrees_of_freedom).
+    df = n - 1
+    if len(loo) >= 2 and m4 > m2 * m2:
+        df = max(1, min(n - 1, math.floor(2 * len(loo) * m2 * m2 / (m4 - m2 * m2))))
+    z = -math.sqrt(n / (n - 1)) * scipy.stats.t.isf(tail, df)
+    below = sum(v < estimate for v in values) + sum(v == estimate for v in values) / 2
+    if 0 < below < len(values):
+        z0 = scipy.special.ndtri(below / len(values))
+        squares = sum((mean - x) ** 2 for x in loo)
+        a = sum((mean - x) ** 3 for x in loo) / (6 * squares**1.5) if squares > 0 else 0.0
+        ends = [z0 + (z0 + q) / (1 - a * (z0 + q)) for q in (z, -z)]
+        if all(1 - a * (z0 + q) > 0 for q in (z, -z)):
+            return tuple(_reference_quantile(values, scipy.special.ndtr(w)) for w in ends)
+    low = scipy.special.ndtr(z)
+    return (_reference_quantile(values, low), _reference_quantile(values, 1 - low))
 
 
 def _approx_pair(pair):
-    return None if pair is None else pytest.approx(pair, abs=1e-12)
+    # 1e-9: the t point is good to 1e-10 relative, and quantile positions move with it.
+    return None if pair is None else pytest.approx(pair, abs=1e-9)
 
 
 def _docs(rows, prefix="d"):
     return [DocItem(id=f"{prefix}{i}", tp=tp, fp=fp, fn=fn) for i, (tp, fp, fn) in enumerate(rows)]
 
 
+@pytest.mark.parametrize("method", ["expanded-bca", "percentile"])
 @pytest.mark.parametrize("metric", ["precision", "recall", "f1"])
 @pytest.mark.parametrize(
     "shape",
@@ -215,7 +261,7 @@ def _docs(rows, prefix="d"):
         "sparse",  # most documents have no predictions: precision undefined in some draws
     ],
 )
-def test_document_bootstrap_matches_plain_loop_reference(metric, shape):
+def test_document_bootstrap_matches_plain_loop_reference(metric, shape, method):
     rng = np.random.default_rng(7)
     if shape == "distinct":
         a = rng.integers(0, 6, size=(12, 3)).tolist()
@@ -226,24 +272,30 @@ def test_document_bootstrap_matches_plain_loop_reference(metric, shape):
     else:
         a = [[0, 0, 1]] * 5 + [[1, 0, 0]]
         b = [[0, 0, 1]] * 4 + [[0, 1, 1], [1, 1, 0]]
-    result = paired_bootstrap(_docs(a), _docs(b), metric=metric, resamples=300, seed=11)
-    interval, a_interval, b_interval = _reference_paired(a, b, metric, resamples=300, seed=11)
+    result = paired_bootstrap(
+        _docs(a), _docs(b), metric=metric, resamples=300, seed=11, method=method
+    )
+    interval, a_interval, b_interval = _reference_paired(
+        a, b, metric, resamples=300, seed=11, method=method
+    )
     assert result.interval == _approx_pair(interval)
     assert result.a_interval == _approx_pair(a_interval)
     assert result.b_interval == _approx_pair(b_interval)
 
 
+@pytest.mark.parametrize("method", [None, "percentile", "expanded-bca"])
 @pytest.mark.parametrize(("n", "seed"), [(10, 0), (200, 3)])
-def test_item_bootstrap_matches_plain_loop_reference(n, seed):
+def test_item_bootstrap_matches_plain_loop_reference(n, seed, method):
+    # Items read percentile intervals unless asked otherwise (DECISIONS #42).
     rng = np.random.default_rng(seed)
     a = (rng.random(n) < 0.7).tolist()
     b = (rng.random(n) < 0.75).tolist()
     # Items as (right, 0, wrong) rows, so accuracy is the reference's tp / (tp + fn).
     rows_a = [(int(x), 0, int(not x)) for x in a]
     rows_b = [(int(x), 0, int(not x)) for x in b]
-    result = paired_bootstrap(a, b, resamples=400, seed=seed)
+    result = paired_bootstrap(a, b, resamples=400, seed=seed, method=method)
     interval, a_interval, b_interval = _reference_paired(
-        rows_a, rows_b, "accuracy", resamples=400, seed=seed
+        rows_a, rows_b, "accuracy", resamples=400, seed=seed, method=method or "percentile"
     )
     assert result.interval == _approx_pair(interval)
     assert result.a_interval == _approx_pair(a_interval)
@@ -261,7 +313,7 @@ def test_paired_intervals_agree_with_scipy_bootstrap_loosely():
     fp_a, fp_b = rng.poisson(1.5, n), rng.poisson(1.2, n)
     a = _docs(zip(tp_a.tolist(), fp_a.tolist(), (gold - tp_a).tolist(), strict=True))
     b = _docs(zip(tp_b.tolist(), fp_b.tolist(), (gold - tp_b).tolist(), strict=True))
-    ours = paired_bootstrap(a, b, metric="f1", resamples=5000, seed=1)
+    ours = paired_bootstrap(a, b, metric="f1", resamples=5000, seed=1, method="percentile")
 
     def f1_difference(ta, fa, na, tb, fb, nb, axis=-1):
         s = [x.sum(axis=axis) for x in (ta, fa, na, tb, fb, nb)]

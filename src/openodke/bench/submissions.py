@@ -17,16 +17,20 @@ from openodke.bench import redocred, text2kgbench
 from openodke.bench.load import BenchSet, align_each
 from openodke.bench.names import entity_names
 from openodke.errors import InputError
-from openodke.types import Evidence, Fact, Polarity
+from openodke.types import Entity, Evidence, Fact, Polarity
 
 __all__ = ["docred_facts", "facts_to_responses", "read_submission", "to_docred_submission"]
 
 
-def read_submission(path: str | Path, bench: BenchSet) -> list[Fact]:
+def read_submission(
+    path: str | Path, bench: BenchSet, *, notes: list[str] | None = None
+) -> list[Fact]:
     """Read a benchmark-format predictions file as Facts on ``bench``'s gold keys.
 
     A file whose first non-blank character is ``[`` is a DocRED submission (needs a Re-DocRED
-    set); otherwise JSONL response rows (Text2KGBench). InputError names what is wrong.
+    set); otherwise JSONL response rows (Text2KGBench). InputError names what is wrong. Rows the
+    official scorer counts wrong without reading them (see :func:`docred_facts`) are noted in
+    ``notes``.
     """
     file = Path(path)
     try:
@@ -44,7 +48,7 @@ def read_submission(path: str | Path, bench: BenchSet) -> list[Fact]:
             raise InputError(
                 f"invalid JSON: {error.msg} at line {error.lineno}", path=str(file)
             ) from None
-        return docred_facts(items, bench, source=str(file))
+        return docred_facts(items, bench, source=str(file), notes=notes)
     rows = text2kgbench.read_responses(file)
     if bench.dataset != "text2kgbench":
         raise InputError(
@@ -54,36 +58,69 @@ def read_submission(path: str | Path, bench: BenchSet) -> list[Fact]:
 
 
 def docred_facts(
-    items: Sequence[Any], bench: BenchSet, *, source: str = "submission"
+    items: Sequence[Any],
+    bench: BenchSet,
+    *,
+    source: str = "submission",
+    notes: list[str] | None = None,
 ) -> list[Fact]:
-    """A DocRED submission as Facts: title → document id, indices → gold entities, Pid → predicate."""
+    """A DocRED submission as Facts: title → document id, indices → gold entities, Pid → predicate.
+
+    As DocRED's and Re-DocRED's official scorers do, a row naming a title the gold does not hold
+    or an entity index out of range stays in the submission and counts wrong: its Fact names an
+    entity no gold fact has (``Thing:<title> #<index>``), cites its document when the title is
+    known and none otherwise, and ``notes`` gets one line saying how many such rows there were.
+    A row that is not ``{title, h_idx, t_idx, r}`` is still an InputError.
+    """
     by_title = {row["title"]: row["id"] for row in bench.gold_rows}
     facts: list[Fact] = []
+    unknown_titles = out_of_range = 0
+    examples: list[str] = []
     for number, item in enumerate(items):
         if not isinstance(item, dict) or not {"title", "h_idx", "t_idx", "r"} <= item.keys():
             raise InputError(f"item {number}: expected {{title, h_idx, t_idx, r}}", path=source)
-        doc_id = by_title.get(item["title"])
+        title = str(item["title"])
+        doc_id = by_title.get(title)
+        entities = bench.entities(doc_id) if doc_id is not None else []
+        bad = [end for end in ("h_idx", "t_idx") if not _in_range(item[end], entities)]
+        ends = [_end(item, end, title, entities) for end in ("h_idx", "t_idx")]
         if doc_id is None:
-            raise InputError(
-                f"item {number}: title {item['title']!r} is not in the bench set", path=source
+            unknown_titles += 1
+            examples.append(f"item {number}: title {title!r} is not in the bench set")
+        elif bad:
+            out_of_range += 1
+            examples.append(
+                f"item {number}: {bad[0]} {item[bad[0]]!r} is not an entity of {doc_id}"
             )
-        entities = bench.entities(doc_id)
-        for end in ("h_idx", "t_idx"):
-            if not isinstance(item[end], int) or not 0 <= item[end] < len(entities):
-                raise InputError(
-                    f"item {number}: {end} {item[end]!r} is not an entity of {doc_id}", path=source
-                )
         facts.append(
             Fact(
                 id=f"submission:{number}",
-                subject=entities[item["h_idx"]],
+                subject=ends[0],
                 predicate=bench.predicates.resolve(str(item["r"])) or str(item["r"]),
-                object_entity=entities[item["t_idx"]],
-                evidence=(Evidence(doc_id=doc_id),),
+                object_entity=ends[1],
+                evidence=(Evidence(doc_id=doc_id),) if doc_id is not None else (),
                 extractor="submission",
             )
         )
+    if (unknown_titles or out_of_range) and notes is not None:
+        notes.append(
+            f"{source}: {unknown_titles} row(s) name a title the gold does not hold and "
+            f"{out_of_range} an entity index out of range; as the official scorer does, they "
+            f"count as wrong (first: {examples[0]})"
+        )
     return facts
+
+
+def _in_range(index: Any, entities: Sequence[Entity]) -> bool:
+    return isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(entities)
+
+
+def _end(item: dict[str, Any], end: str, title: str, entities: Sequence[Entity]) -> Entity:
+    """The entity a submission row's ``h_idx``/``t_idx`` names, or one no gold fact has."""
+    index = item[end]
+    if _in_range(index, entities):
+        return entities[index]
+    return Entity(key=f"Thing:{title} #{index}", type="Thing", label=f"{title} #{index}")
 
 
 def to_docred_submission(

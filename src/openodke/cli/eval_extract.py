@@ -49,6 +49,8 @@ ExtractItems = Annotated[
 
 def facts_file(path: Path) -> Path:
     """A predictions path: a file, or a sink's folder holding ``facts.jsonl``."""
+    if not path.exists():
+        raise InputError("no such file or folder (--predictions)", path=str(path))
     if path.is_dir():
         inner = path / "facts.jsonl"
         if not inner.is_file():
@@ -122,7 +124,7 @@ def extract(
 
         docs = load_documents(documents)
     if run is not None:
-        score = _score_run(labels, run, docs)
+        score = _score_run(labels, run, docs, ontology)
     else:
         assert predictions is not None
         score = score_extract_files(labels, predictions, docs)
@@ -152,16 +154,21 @@ def extract(
 # are read, so reading does not wait for them to load.
 
 
-def _score_run(labels: Path, run: str, docs: list[Document] | None) -> ExtractionScore:
+def _score_run(
+    labels: Path, run: str, docs: list[Document] | None, ontology: Path | None
+) -> ExtractionScore:
     """Run an extractor over the documents and score what it gives."""
     from openodke.eval.engine.columns import FactColumns
-    from openodke.eval.stages.extract import run_facts
+    from openodke.eval.pipeline import collect
+    from openodke.eval.pipeline.callable import run_each
+    from openodke.ontology import Ontology as OntologyModel
     from openodke.protocols import load_stage
 
     if docs is None:
         raise InputError("--run needs --documents: the texts to run the extractor on")
     gold = load_gold(labels)
-    facts = run_facts(load_stage(run), docs)
+    onto = OntologyModel.load(ontology) if ontology is not None else None
+    facts = collect(run_each(load_stage(run), docs), docs, ontology=onto).facts
     return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs])
 
 

@@ -8,12 +8,14 @@ file already written. Scored against ``--labels`` + ``--documents`` or a ``--ben
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from openodke.cli.eval_extract import document_items
+from openodke.cli.options import Describe
 from openodke.errors import InputError
 from openodke.eval.diagnosis.track_record import default_path, record_prediction
 from openodke.eval.engine.fastload import without_gc
@@ -33,6 +35,7 @@ from openodke.eval.report.build import report_json
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
 from openodke.interop import is_fact_rows
+from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
 
 __all__ = ["is_submission", "register"]
@@ -103,11 +106,19 @@ def pipeline(
     report: Annotated[Path | None, Opt("--report", help="Write the eval report here.")] = None,
     as_json: Annotated[bool, Opt("--json", help="Print the report as JSON.")] = False,
     track_record: Annotated[Path | None, Opt("--track-record", help="Track record file.")] = None,
+    train_facts: Annotated[
+        Path | None,
+        Opt("--train-facts", help="Re-DocRED's train_revised.json: the official row's Ign F1."),
+    ] = None,
+    describe_: Describe = False,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
     """
+    if describe_:
+        typer.echo(describe_pipeline())
+        return
     for flag, given in (
         ("--validator", validator),
         ("--adjudicate", adjudicate),
@@ -146,6 +157,13 @@ def pipeline(
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
+    train = None
+    if train_facts is not None:
+        if inputs.bench is None or inputs.bench.dataset != "redocred":  # type: ignore[attr-defined]
+            raise InputError("--train-facts is for a Re-DocRED --bench set (its Ign F1)")
+        from openodke.bench import load_train_facts
+
+        train = load_train_facts(train_facts)
     docs = inputs.documents
     usage = None
     notes: list[str] = []
@@ -156,14 +174,14 @@ def pipeline(
         if inputs.bench is not None and is_submission(predictions):
             from openodke.bench import read_submission
 
-            facts = read_submission(predictions, inputs.bench)  # type: ignore[arg-type]
+            facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
             submission = predictions
         else:
             got = collect(predictions, docs, ontology=inputs.ontology, adapter=adapter)
             facts, notes = got.facts, got.notes
     elif cmd is not None:
         run_inputs["command"] = cmd
-        with run_command(cmd, docs, timeout=timeout) as ran:
+        with run_command(cmd, docs, timeout=timeout, on_stderr=_show_stderr) as ran:
             got = collect(
                 ran.out_path,
                 docs,
@@ -177,7 +195,12 @@ def pipeline(
     else:
         assert run is not None
         run_inputs["run"] = run
-        got = collect(run_callable(run, docs), docs, ontology=inputs.ontology, adapter=adapter)
+        got = collect(
+            run_callable(run, docs, adapter=adapter),
+            docs,
+            ontology=inputs.ontology,
+            adapter=adapter,
+        )
         facts, notes = got.facts, got.notes
     record = track_record or (default_path(report) if report is not None else None)
     result = score_pipeline(
@@ -187,6 +210,7 @@ def pipeline(
         notes=notes,
         run_inputs=run_inputs,
         submission=submission,
+        train_facts=train,
         diagnosis=DiagnosisOptions(
             trace=trace or config, reference=reference, examples=examples, track_record=record
         ),
@@ -197,6 +221,12 @@ def pipeline(
 def _fact_file(predictions: Path, adapter: str) -> bool:
     """A file of Fact rows scored against labels is read straight to columns, at any size."""
     return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)
+
+
+def _show_stderr(line: str) -> None:
+    """A ``--cmd`` command's stderr line, shown as it comes: its progress."""
+    sys.stderr.write(f"[cmd] {line}\n")
+    sys.stderr.flush()
 
 
 def _emit(
@@ -221,12 +251,17 @@ def _emit(
         outputs.append((report, report_json(result.report)))
     write_outputs(outputs)
     if report is not None and record is not None and result.findings is not None:
-        record_prediction(
+        line = record_prediction(
             record,
             fixes=result.findings.fixes,
             report=report,
             items=items,
             config=result.findings.config,
+        )
+        count = len(line.fixes)
+        typer.echo(
+            f"track record: appended {count} predicted fix{'' if count == 1 else 'es'} to {record}",
+            err=True,
         )
 
 

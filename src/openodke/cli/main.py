@@ -68,7 +68,11 @@ def _register(argv: Sequence[str]) -> None:
     """Add the command modules ``argv`` needs: all, unless it names an eval command above."""
     words = [word for word in argv if not word.startswith("-")][:2]
     only = _OWN_MODULE.get(words[1]) if words[:1] == ["eval"] and len(words) == 2 else None
-    for group, names in ((eval_app, _EVAL_MODULES), (bench_app, _BENCH_MODULES)):
+    for group, names in (
+        (eval_app, _EVAL_MODULES),
+        (bench_app, _BENCH_MODULES),
+        (app, ("models", "ground", "validate")),
+    ):
         for name in names:
             if name in _registered or (only is not None and name != only):
                 continue

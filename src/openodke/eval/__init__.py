@@ -1,5 +1,7 @@
 """The Evaluator: label formats, stage evaluators, reports and statistics."""
 
+from typing import Any
+
 from openodke.eval.compare import Comparison, compare_items
 from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
 from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
@@ -40,6 +42,8 @@ __all__ = [
     "LABEL_FORMATS",
     "CalibrationLabel",
     "Comparison",
+    "CostMeter",
+    "CostReport",
     "DocItem",
     "GateLabel",
     "GoldFact",
@@ -58,6 +62,7 @@ __all__ = [
     "assert_idempotent",
     "bootstrap_interval",
     "check_idempotency",
+    "compare_costs",
     "compare_items",
     "describe",
     "detection_limit",
@@ -84,3 +89,16 @@ __all__ = [
     "run_score",
     "run_validate",
 ]
+
+
+# The cost stage's evaluator is the model layer's meter; it loads httpx, so it is imported when
+# first asked for, not by every ``odke eval`` command.
+_COST_NAMES = frozenset({"CostMeter", "CostReport", "compare_costs"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COST_NAMES:
+        from openodke.llm import cost
+
+        return getattr(cost, name)
+    raise AttributeError(f"module 'openodke.eval' has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """Compare two runs' items files: one metric decides, the others are guardrails.
 
 `compare_items` is what `odke eval compare A B` computes; `render_comparison` is what it prints.
-The statistics are in `openodke.eval.stats`.
+The statistics are in `openodke.eval.paired` (the draws of both runs) and `openodke.eval.intervals`
+(how a range is read off them).
 """
 
 from __future__ import annotations
@@ -9,20 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.engine.items import ItemRow
-from openodke.eval.stats import (
-    DOCUMENT_METRICS,
-    ITEM_METRICS,
-    McNemar,
-    Paired,
-    _aligned_units,
-    _check_metric,
-    _paired_documents,
-    _paired_items,
-    mcnemar,
-)
+from openodke.eval.intervals import IntervalMethod, small_set_note
+from openodke.eval.paired import Paired, paired_documents, paired_items
+from openodke.eval.significance import McNemar, mcnemar
+from openodke.eval.units import DOCUMENT_METRICS, ITEM_METRICS, aligned_units, check_metric
 
 __all__ = ["Comparison", "compare_items", "render_comparison"]
 
@@ -54,19 +49,29 @@ def compare_items(
     level: float = 0.95,
     a_name: str = "A",
     b_name: str = "B",
+    method: IntervalMethod | None = None,
 ) -> Comparison:
     """Compare B against A with a paired bootstrap over the shared ids.
 
     Document rows decide on f1 (or `metric`: precision, recall, f1), with the other two as
-    guardrails; item rows decide on accuracy, with McNemar's exact test. Raises `InputError`
+    guardrails; item rows decide on accuracy, with McNemar's exact test. `method` None reads
+    documents' ranges as expanded BCa and items' as percentile intervals (DECISIONS #42); a set
+    under ten units gets a note that no range can be trusted. Raises `InputError`
     (exit 2) when the runs hold different kinds of rows or different ids, naming the file that
     lacks an id, or for a metric the rows do not have.
     """
-    unit, values_a, values_b = _aligned_units(a_rows, b_rows, a_name, b_name)
+    unit, values_a, values_b = aligned_units(a_rows, b_rows, a_name, b_name)
     notes: list[str] = []
     if unit == "item":
-        chosen = _check_metric(metric, ITEM_METRICS)
-        primary = _paired_items(values_a, values_b, resamples=resamples, seed=seed, level=level)
+        chosen = check_metric(metric, ITEM_METRICS)
+        primary = paired_items(
+            values_a,
+            values_b,
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            method=method or "percentile",
+        )
         test = mcnemar(values_a.tolist(), values_b.tolist())
         guardrails: dict[str, Paired] = {}
         interval = primary.interval
@@ -76,19 +81,40 @@ def compare_items(
                 f"{primary.flips} flips is not below 0.05: too few flips to call it"
             )
     else:
-        chosen = _check_metric(metric, DOCUMENT_METRICS)
-        pairs, undefined = _paired_documents(
-            values_a, values_b, DOCUMENT_METRICS, resamples=resamples, seed=seed, level=level
+        chosen = check_metric(metric, DOCUMENT_METRICS)
+        pairs, undefined, fallbacks = paired_documents(
+            values_a,
+            values_b,
+            DOCUMENT_METRICS,
+            resamples=resamples,
+            seed=seed,
+            level=level,
+            method=method or "expanded-bca",
         )
         primary, test = pairs[chosen], None
         guardrails = {name: pairs[name] for name in DOCUMENT_METRICS if name != chosen}
         for name in DOCUMENT_METRICS:
             notes.extend(_undefined_notes(name, pairs[name], undefined[name], resamples))
         notes.extend(
+            f"{name}: every draw of B − A fell on one side of the difference (or the "
+            "skew was too strong) for the BCa correction, so its interval is the expanded "
+            "percentile interval"
+            for name in fallbacks
+        )
+        notes.extend(
             f"guardrail {name} is {paired.verdict}: B − A {_points(paired.difference)} points"
             for name, paired in guardrails.items()
             if paired.verdict == "worse"
         )
+    # Documents without a gold or predicted fact in either run add nothing to any sum.
+    informative = (
+        primary.items
+        if unit == "item"
+        else int(np.count_nonzero(values_a.any(axis=1) | values_b.any(axis=1)))
+    )
+    too_small = small_set_note(informative, unit, total=primary.items)
+    if too_small is not None:
+        notes.append(too_small)
     if primary.flips == 0:
         notes.append(
             f"A and B agree on every {unit}: nothing flipped, so the detection limit, which "

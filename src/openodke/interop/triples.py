@@ -43,6 +43,7 @@ __all__ = [
     "read_triples",
     "to_fact",
     "triples_json_schema",
+    "unknown_fields",
     "write_triples_schema",
 ]
 
@@ -144,6 +145,25 @@ def write_triples_schema(path: str | Path = SCHEMA_PATH) -> None:
 
 
 _FIELDS = tuple(TripleRow.model_fields)
+_REQUIRED = tuple(name for name, field in TripleRow.model_fields.items() if field.is_required())
+_OPTIONAL = tuple(name for name in _FIELDS if name not in _REQUIRED)
+
+
+def unknown_fields(row: dict[str, Any]) -> str | None:
+    """What is wrong with a row's unknown keys, naming the fields a row takes; None when none.
+
+    ``subj: unknown field (did you mean 'subject'?); a triples row has doc, subject, predicate,
+    object and optionally subject_type, ...``
+    """
+    unknown = [key for key in row if key not in TripleRow.model_fields]
+    if not unknown:
+        return None
+    problems = [f"{key}: unknown field{did_you_mean(str(key), _FIELDS)}" for key in unknown]
+    wanted = (
+        f"a triples row has {', '.join(_REQUIRED)} and optionally {', '.join(_OPTIONAL)} "
+        "(odke eval pipeline --describe)"
+    )
+    return "; ".join([*problems, wanted])
 
 
 def read_triples(path: str | Path) -> list[TripleRow]:
@@ -159,10 +179,9 @@ def read_triples(path: str | Path) -> list[TripleRow]:
             raise InputError(
                 f"expected a JSON object, got {type(value).__name__}", path=name, line=number
             )
-        unknown = [key for key in value if key not in TripleRow.model_fields]
-        if unknown:
-            problems = [f"{key}: unknown field{did_you_mean(key, _FIELDS)}" for key in unknown]
-            raise InputError("; ".join(problems), path=name, line=number)
+        unknown = unknown_fields(value)
+        if unknown is not None:
+            raise InputError(unknown, path=name, line=number)
         try:
             rows.append(TripleRow.model_validate(value))
         except ValidationError as error:

@@ -29,8 +29,13 @@ class JsonlSink:
     graph holds.
     """
 
-    def __init__(self, directory: str | Path) -> None:
-        self.directory = Path(directory)
+    name = "jsonl"
+
+    def __init__(self, directory: str | Path, *, base_dir: str | Path | None = None) -> None:
+        path = Path(directory)
+        if base_dir is not None and not path.is_absolute():
+            path = Path(base_dir) / path  # a run config's relative paths are its folder's
+        self.directory = path
 
     def __repr__(self) -> str:
         return f"JsonlSink({str(self.directory)!r})"
@@ -50,21 +55,33 @@ class JsonlSink:
             "stats": dumped["stats"],
         }
 
+    def files(
+        self, graph: KnowledgeGraph, extra: dict[str, Any] | None = None
+    ) -> list[tuple[Path, str]]:
+        """``(path, text)`` of the four files, manifest last; ``extra`` adds manifest keys after
+        the sink's own (never replacing one), as a run adds its own."""
+        manifest = self.manifest(graph)
+        for key, value in (extra or {}).items():
+            manifest.setdefault(key, value)
+        return [
+            (self.directory / "facts.jsonl", _lines(graph.facts)),
+            (self.directory / "entities.jsonl", _lines(graph.entities)),
+            (self.directory / "links.jsonl", _lines(graph.links)),
+            (
+                self.directory / "manifest.json",
+                json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
+            ),
+        ]
+
     def write(self, graph: KnowledgeGraph) -> dict[str, Any]:
         """Write (replace) the four files; returns the manifest written."""
-        manifest = self.manifest(graph)
-        texts = {
-            "facts.jsonl": _lines(graph.facts),
-            "entities.jsonl": _lines(graph.entities),
-            "links.jsonl": _lines(graph.links),
-            "manifest.json": json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
-        }
+        files = self.files(graph)
         self.directory.mkdir(parents=True, exist_ok=True)
         temps: dict[str, str] = {}
         try:
-            for name, text in texts.items():
-                fd, temps[name] = tempfile.mkstemp(
-                    dir=self.directory, prefix=f".{name}.", suffix=".tmp"
+            for path, text in files:
+                fd, temps[path.name] = tempfile.mkstemp(
+                    dir=self.directory, prefix=f".{path.name}.", suffix=".tmp"
                 )
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                     handle.write(text)
@@ -75,7 +92,7 @@ class JsonlSink:
         finally:
             for leftover in temps.values():
                 Path(leftover).unlink(missing_ok=True)
-        return manifest
+        return self.manifest(graph)
 
 
 def _lines(rows: tuple[BaseModel, ...]) -> str:

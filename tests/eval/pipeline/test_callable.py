@@ -72,7 +72,10 @@ def test_a_failing_function_is_a_pipeline_error_naming_it(name, message):
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("bad_row", r"callables:bad_row: item 2: predicat: unknown key \(did you mean 'predicate'"),
+        (
+            "bad_row",
+            r"callables:bad_row: item 2: predicat: unknown field \(did you mean 'predicate'",
+        ),
         (
             "not_a_row",
             r"item 1: expected a triples row \(a dict\), a TripleRow or a Fact, got tuple",

@@ -82,7 +82,9 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
     record = tmp_path / "record.json"
     started = time.monotonic()
     with pytest.raises(
-        PipelineError, match=r"^command timed out after 1 s \(killed its process group\)$"
+        PipelineError,
+        match=r"^command timed out after 1 s \(killed its process group\); give it longer with "
+        r"--timeout SECONDS$",
     ):
         run_command(cmd("sleep", record), DOCS, timeout=1)
     assert time.monotonic() - started < 4  # SIGTERM sufficed: no wait for the grace period

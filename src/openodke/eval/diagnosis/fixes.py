@@ -217,6 +217,10 @@ def reference_rates(reference: Any) -> dict[str, float]:
             reference = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise InputError(f"cannot read the reference report: {error}", path=str(path)) from None
+        if isinstance(reference, Mapping) and "schema_version" in reference:
+            from openodke.eval.report.io import check_major
+
+            check_major(dict(reference), path)
     if isinstance(reference, Mapping):
         reference = reference.get("fixes")
         if reference is None:

@@ -17,13 +17,13 @@ unset; a bare stage name (``extractor: llm``) reads as ``{use: llm}`` and a bare
 ``{model: ...}``.
 
 Appends are atomic and safe when two processes write at once: the file is opened with
-``O_APPEND``, locked with ``fcntl.flock``, and each call's lines go in one ``os.write``.
+``O_APPEND``, locked (``fcntl.flock``, or ``msvcrt.locking`` on Windows: ``openodke._locking``),
+and each call's lines go in one ``os.write``.
 """
 
 from __future__ import annotations
 
 import difflib
-import fcntl
 import hashlib
 import json
 import os
@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from openodke._locking import locked
 from openodke.errors import InputError
 from openodke.eval.compare import Comparison
 from openodke.eval.diagnosis.fixes import FIXES, Fix
@@ -127,7 +128,7 @@ def default_path(report: str | Path) -> Path:
 
 
 def append_lines(path: str | Path, lines: Sequence[BaseModel | Mapping[str, Any]]) -> None:
-    """Append JSON lines atomically: O_APPEND, an exclusive flock, one ``os.write`` for all."""
+    """Append JSON lines atomically: O_APPEND, an exclusive lock, one ``os.write`` for all."""
     if not lines:
         return
     text = "".join(
@@ -144,13 +145,10 @@ def append_lines(path: str | Path, lines: Sequence[BaseModel | Mapping[str, Any]
     target.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
+        with locked(fd):
             written = os.write(fd, data)
             while written < len(data):  # a regular file takes it whole; this is belt and braces
                 written += os.write(fd, data[written:])
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
 

@@ -1,50 +1,126 @@
-"""The ``--run`` mode: call a user's function on the Documents and take the rows it returns."""
+"""The ``--run`` mode: call a user's function (or Extractor) on the Documents and take what it
+returns.
+
+- a function, or an object with ``run()``, is called once with the list of Documents;
+- a class or object with ``extract()`` and no ``run()`` (an Extractor stage, as ``odke eval
+  extract --run`` takes) is called once per Document, and what it returns for a document cites
+  that document unless it says otherwise.
+
+Either returns (or yields) triples rows as dicts, TripleRows, Facts or Fact dicts in any mix, or,
+with ``--adapter langchain`` or ``langextract``, the library's own GraphDocuments or annotated
+documents (or the dicts their dumps hold). ``odke eval extract --run`` calls a plain function once
+per Document (the stage contract): a failure in either says which shape each command wants.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from openodke.errors import OdkeError, PipelineError
 from openodke.eval.pipeline.collect import as_rows
-from openodke.interop import TripleRow
 from openodke.protocols import bind_stage, call_stage, load_stage
 from openodke.types import Document, Fact
 
-__all__ = ["run_callable"]
+__all__ = ["RUN_CONTRACT", "run_callable", "run_each"]
+
+RUN_CONTRACT = (
+    "eval pipeline --run calls a function once with the list of Documents, or a class with "
+    "extract(document) once per Document, and takes triples rows, TripleRows or Facts (with "
+    "--adapter langchain or langextract: GraphDocuments or annotated documents); eval extract "
+    "--run calls a function, or a class's extract(document), once per Document"
+)
+"""What each command's ``--run`` takes, in words, for error messages."""
 
 
-def run_callable(spec: str, documents: Sequence[Document]) -> list[TripleRow | Fact]:
-    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``) and call it once.
+def run_callable(
+    spec: str, documents: Sequence[Document], *, adapter: str = "triples"
+) -> list[Any]:
+    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``) and call it.
 
-    The function gets the list of Documents and returns (or yields) triples rows as dicts,
-    TripleRows, Facts or Fact dicts, in any mix; they come back as TripleRows and Facts, for
-    :func:`~openodke.eval.pipeline.collect.collect`. A class is built with no arguments and its
-    ``run`` method called (or the instance itself, when callable).
+    A function (or an object's ``run``) is called once with the list of Documents; an Extractor
+    (``extract()`` and no ``run()``) once per Document. With the ``triples`` adapter the items come
+    back as TripleRows and Facts for :func:`~openodke.eval.pipeline.collect.collect` (a Fact that
+    cites nothing, or a row dict with no ``doc``, from an Extractor cites its document); with
+    another adapter they come back as returned, for the adapter to read.
 
     Raises:
         InputError: the spec does not load (exit 2), or an item is not a valid row.
         PipelineError: the function raised, or returned something other than an iterable of
-            rows (exit 1); the message names the function.
+            rows (exit 1); the message names the function and what ``--run`` takes.
     """
-    function = bind_stage(load_stage(spec), "run")
-    name = getattr(function, "__qualname__", type(function).__name__)
+    stage = load_stage(spec)
     docs = list(documents)
-    where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
-    returned = call_stage(function, docs, where=where)
+    if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
+        items = run_each(stage, docs)
+    else:
+        function = bind_stage(stage, "run")
+        name = getattr(function, "__qualname__", type(function).__name__)
+        where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
+        try:
+            returned = call_stage(function, docs, where=where)
+        except PipelineError as error:
+            raise _with_contract(error) from error.__cause__
+        items = _listed(returned, name, where)
+    if adapter.strip().casefold() != "triples":
+        return items
+    return list(as_rows(items, where=f"--run {spec}"))
+
+
+def run_each(stage: object, documents: Sequence[Document]) -> list[Any]:
+    """Call an Extractor's ``extract`` (or a plain function) once per Document: what it returns,
+    each item citing its document unless it cites one (``odke eval extract --run``)."""
+    extract = bind_stage(stage, "extract")
+    name = getattr(extract, "__qualname__", type(stage).__name__)
+    items: list[Any] = []
+    for doc in documents:
+        try:
+            returned = call_stage(extract, doc, where=f"document {doc.id}")
+        except PipelineError as error:
+            raise _with_contract(error) from error.__cause__
+        items.extend(_cite(item, doc.id) for item in _listed(returned, name, doc.id))
+    return items
+
+
+def _with_contract(error: PipelineError) -> PipelineError:
+    """The error, saying what ``--run`` takes when the function may have had the other shape
+    (a TypeError or AttributeError: a list where a Document was meant, or the other way)."""
+    if isinstance(error.__cause__, TypeError | AttributeError):
+        return PipelineError(f"{error} ({RUN_CONTRACT})")
+    return error
+
+
+def _listed(returned: Any, name: str, where: str) -> list[Any]:
+    """What a call returned, as a list; PipelineError when it is not a list of items."""
     # A model, a mapping or a string is iterable but is not a list of rows.
     if not isinstance(returned, Iterable) or isinstance(
         returned, str | bytes | Mapping | BaseModel
     ):
         raise PipelineError(
             f"{name} returned {type(returned).__name__}: expected a list of triples rows, "
-            "TripleRows or Facts"
+            f"TripleRows or Facts (on {where}; {RUN_CONTRACT})"
         )
     try:
-        items = list(returned)  # a generator runs the pipeline here
+        return list(returned)  # a generator runs the pipeline here
     except OdkeError:
         raise
     except Exception as error:
         raise PipelineError(f"{name} failed on {where}: {type(error).__name__}: {error}") from error
-    return as_rows(items, where=f"--run {spec}")
+
+
+def _cite(item: Any, doc_id: str) -> Any:
+    """An Extractor's item for one document, citing that document when it names none."""
+    from openodke.eval.stages.extract import with_source
+
+    if isinstance(item, Fact):
+        return with_source(item, doc_id)
+    if isinstance(item, Mapping) and not isinstance(item.get("subject"), Mapping):
+        return item if item.get("doc") is not None else {**item, "doc": doc_id}
+    if isinstance(item, Mapping):
+        try:
+            return with_source(Fact.model_validate(dict(item)), doc_id)
+        except ValueError:
+            return item  # as_rows names what is wrong with it
+    return item

@@ -30,6 +30,8 @@ from openodke.interop import (
     read_predictions,
     to_fact,
 )
+from openodke.interop.adapters import adapter_for, adapter_notes, rows_from_objects
+from openodke.interop.triples import unknown_fields
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact
 
@@ -68,7 +70,9 @@ def collect(
     ``source`` is a path (``--predictions``, or a command's ``{out}``) read with ``adapter``
     (``triples``, ``langchain``, ``langextract``, ``graphrag``; a file of Fact rows is read as
     Facts whatever the adapter), or the rows a ``--run`` function returned (triples row dicts,
-    Fact dicts, TripleRows or Facts, mixed as you like). ``names`` maps a document id to the file
+    Fact dicts, TripleRows or Facts, mixed as you like; with ``langchain`` or ``langextract``,
+    that library's objects or their dumps). An adapter's notes (GraphRAG descriptions that are
+    sentences) join the notes. ``names`` maps a document id to the file
     name a ``--cmd`` pipeline saw (``CommandResult.names``), so rows may name documents by it.
 
     A last line cut off mid-write (no final newline and not valid JSON) is an InputError
@@ -78,6 +82,7 @@ def collect(
     index = DocumentIndex(documents, names=names)
     facts: list[Fact] = []
     rows: list[TripleRow] = []
+    adapter_said: list[str] = []
     if isinstance(source, str | Path):
         path = Path(source)
         if adapter.strip().casefold() not in _NOT_JSONL:
@@ -86,6 +91,10 @@ def collect(
             facts = load_jsonl(path, Fact)
         else:
             rows = read_predictions(path, adapter, index)
+            adapter_said = adapter_notes(adapter, rows, ontology)
+    elif adapter.strip().casefold() != "triples":
+        rows = rows_from_objects(source, adapter, index)
+        adapter_said = adapter_notes(adapter, rows, ontology)
     else:
         for item in as_rows(source, where="returned rows"):
             if isinstance(item, Fact):
@@ -102,7 +111,7 @@ def collect(
         facts=facts,
         rows_read=rows_read,
         dropped=matched.dropped,
-        notes=matched.notes,
+        notes=[*matched.notes, *adapter_said],
         evidence_kinds=kinds,
     )
 
@@ -117,6 +126,11 @@ def as_rows(items: Iterable[Any], *, where: str) -> list[TripleRow | Fact]:
         if isinstance(item, TripleRow | Fact):
             out.append(item)
             continue
+        library = adapter_for(item)
+        if library is not None:
+            raise InputError(
+                f"{where}: item {number} is {library}'s output: add --adapter {library}"
+            )
         if not isinstance(item, Mapping):
             raise InputError(
                 f"{where}: item {number}: expected a triples row (a dict), a TripleRow or a "
@@ -125,6 +139,9 @@ def as_rows(items: Iterable[Any], *, where: str) -> list[TripleRow | Fact]:
         model: type[TripleRow] | type[Fact] = (
             Fact if isinstance(item.get("subject"), Mapping) else TripleRow
         )
+        unknown = unknown_fields(dict(item)) if model is TripleRow else None
+        if unknown is not None:
+            raise InputError(f"{where}: item {number}: {unknown}")
         try:
             out.append(model.model_validate(dict(item)))
         except ValidationError as error:

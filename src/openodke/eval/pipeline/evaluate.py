@@ -208,7 +208,9 @@ def official_row(official: object) -> tuple[Row, list[str]]:
     raise TypeError(f"not an official score: {type(official).__name__}")
 
 
-def official_from_submission(bench: object, path: Path) -> object:
+def official_from_submission(
+    bench: object, path: Path, *, train_facts: Iterable[tuple[str, str, str]] | None = None
+) -> object:
     """The official score of a file in the benchmark's own format, replayed as written."""
     from openodke.bench import score_redocred_official, score_text2kg_official, text2kgbench
 
@@ -220,7 +222,7 @@ def official_from_submission(bench: object, path: Path) -> object:
             verified_ids=bench.verified_ids,  # type: ignore[attr-defined]
         )
     items = json.loads(path.read_text(encoding="utf-8-sig"))
-    return score_redocred_official(items, bench.gold_rows)  # type: ignore[attr-defined]
+    return score_redocred_official(items, bench.gold_rows, train_facts=train_facts)  # type: ignore[attr-defined]
 
 
 def score_pipeline(
@@ -234,13 +236,15 @@ def score_pipeline(
     title: str | None = None,
     submission: Path | None = None,
     diagnosis: DiagnosisOptions | None = None,
+    train_facts: Iterable[tuple[str, str, str]] | None = None,
 ) -> PipelineResult:
     """Score ``facts`` against ``inputs``: the EvalReport and the matching of its pipeline row.
 
     ``submission`` is the predictions file when it is in the benchmark's own format; the official
     row then replays the benchmark's scorer on that file as written, not on our reading of it.
     With ``diagnosis``, the report's ``diagnosis[]`` and ``fixes[]`` say where the pipeline row
-    loses facts and what should change.
+    loses facts and what should change. ``train_facts`` (Re-DocRED's, ``load_train_facts``) gives
+    the official row its Ign F1.
     """
     all_notes = [*inputs.notes, *notes]
     scored = list(facts)
@@ -262,9 +266,9 @@ def score_pipeline(
     rows = [_row(name, score, checks, flags, usage)]
     if bench is not None:
         if submission is not None:
-            result = official_from_submission(bench, submission)
+            result = official_from_submission(bench, submission, train_facts=train_facts)
         else:
-            result = score_official(bench, list(facts))  # type: ignore[arg-type]
+            result = score_official(bench, list(facts), train_facts=train_facts)  # type: ignore[arg-type]
         official, official_notes = official_row(result)
         rows.append(official)
         all_notes += official_notes

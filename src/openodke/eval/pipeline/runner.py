@@ -21,8 +21,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -120,13 +122,16 @@ def run_command(
     workdir: Path | None = None,
     out_name: str = "out.jsonl",
     kill_grace: float = 2.0,
+    on_stderr: Callable[[str], None] | None = None,
 ) -> CommandResult:
     """Run ``cmd`` on ``documents`` and return where it wrote its output.
 
     ``cmd`` is split with :func:`shlex.split` and run with no shell (``;``, ``|`` and ``$(...)``
     reach the command as they are); ``{in}`` and ``{out}`` are replaced wherever they occur in an
     argument. ``{out}`` is ``<temp folder>/<out_name>``. The command runs in ``workdir`` (default:
-    the current folder), in its own session; stdin is empty, stdout and stderr are captured.
+    the current folder), in its own session; stdin is empty, stdout is captured. Each line the
+    command writes to stderr is passed to ``on_stderr`` as it comes (without its line end), so a
+    caller can show the command's progress; the last lines are kept for the error message.
 
     On a timeout, Ctrl-C or any error, the whole process group gets SIGTERM, then SIGKILL after
     ``kill_grace`` seconds; processes the command leaves running after it exits are ended the same
@@ -157,7 +162,7 @@ def run_command(
             with (in_dir / names[doc.id]).open("w", encoding="utf-8", newline="") as handle:
                 handle.write(doc.text)
         argv = [arg.replace(IN, str(in_dir)).replace(OUT, str(out_path)) for arg in argv]
-        seconds, stderr_tail, stdout_bytes = _execute(argv, timeout, workdir, kill_grace)
+        seconds, stderr_tail, stdout_bytes = _execute(argv, timeout, workdir, kill_grace, on_stderr)
         if _wrote_nothing(out_path):
             hint = f" (it printed {stdout_bytes} bytes to stdout instead)" if stdout_bytes else ""
             raise PipelineError(f"command wrote nothing at {out_path}{hint}")
@@ -184,11 +189,36 @@ def _split(cmd: str) -> list[str]:
     return argv
 
 
+class _StderrReader(threading.Thread):
+    """Reads the command's stderr line by line as it comes: each line to ``on_line``, and the
+    last ``_TAIL_LINES`` (at most ``_TAIL_BYTES`` each) kept for an error message."""
+
+    def __init__(self, stream: IO[bytes], on_line: Callable[[str], None] | None) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.on_line = stream, on_line
+        self.tail: deque[str] = deque(maxlen=_TAIL_LINES)
+
+    def run(self) -> None:
+        for raw in iter(self.stream.readline, b""):
+            line = raw[:_TAIL_BYTES].decode("utf-8", errors="replace").rstrip("\r\n")
+            self.tail.append(line)
+            if self.on_line is not None:
+                try:
+                    self.on_line(line)
+                except Exception:  # showing progress must never stop the run
+                    self.on_line = None
+        self.stream.close()
+
+
 def _execute(
-    argv: list[str], timeout: float, workdir: Path | None, grace: float
+    argv: list[str],
+    timeout: float,
+    workdir: Path | None,
+    grace: float,
+    on_stderr: Callable[[str], None] | None = None,
 ) -> tuple[float, str, int]:
     """Run ``argv``; ``(seconds, stderr tail, stdout byte count)``, or PipelineError."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out:
         started = time.monotonic()
         try:
             process = subprocess.Popen(
@@ -196,25 +226,31 @@ def _execute(
                 cwd=workdir,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
-                stderr=err,
+                stderr=subprocess.PIPE,
                 start_new_session=True,
             )
         except FileNotFoundError:
             raise PipelineError(f"command not found: {argv[0]}") from None
         except PermissionError:
             raise PipelineError(f"command is not executable: {argv[0]}") from None
+        assert process.stderr is not None
+        reader = _StderrReader(process.stderr, on_stderr)
+        reader.start()
         try:
             process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             raise PipelineError(
-                f"command timed out after {timeout:g} s (killed its process group)"
+                f"command timed out after {timeout:g} s (killed its process group); "
+                "give it longer with --timeout SECONDS"
             ) from None
         finally:
             # Ctrl-C, or anything else that stops the wait, must not leave the pipeline running;
             # after a normal exit this ends whatever the command left behind in its group.
             _end_group(process, grace)
+            # The group is gone, so the pipe is closed unless something left the group holds it.
+            reader.join(timeout=grace)
         seconds = time.monotonic() - started
-        stderr_tail = _tail(err)
+        stderr_tail = "\n".join(reader.tail)
         stdout_bytes = out.seek(0, os.SEEK_END)
     code = process.returncode
     if code != 0:
@@ -282,13 +318,6 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def _tail(handle: IO[bytes]) -> str:
-    size = handle.seek(0, os.SEEK_END)
-    handle.seek(max(0, size - _TAIL_BYTES))
-    text = handle.read().decode("utf-8", errors="replace")
-    return "\n".join(text.splitlines()[-_TAIL_LINES:])
 
 
 def _wrote_nothing(path: Path) -> bool:

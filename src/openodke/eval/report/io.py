@@ -22,6 +22,7 @@ from openodke.eval.report.models import SCHEMA_VERSION, EvalReport
 
 __all__ = [
     "SCHEMA_FILE",
+    "check_major",
     "check_report",
     "read_report",
     "report_json",
@@ -138,6 +139,21 @@ def _drop_unknown(data: Any, schema: dict[str, Any], root: dict[str, Any], at: s
     return list(dict.fromkeys(dropped))
 
 
+def check_major(data: dict[str, Any], path: str | Path) -> tuple[int, int]:
+    """A report's ``(major, minor)``; InputError (exit 2) for another major or a malformed one."""
+    version = data.get("schema_version")
+    try:
+        major, minor = (int(p) for p in str(version).split("."))
+    except ValueError:
+        raise InputError(f"schema_version {version!r} is not MAJOR.MINOR", path=str(path)) from None
+    if major != _MAJOR:
+        raise InputError(
+            f"{Path(path).name}: schema_version {version}; this version reads {_MAJOR}.x "
+            f"({SCHEMA_VERSION})"
+        )
+    return major, minor
+
+
 def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     """Read a report: a later minor for the fields this version knows, an earlier one with the
     fields it predates as null. Another major, invalid JSON or a schema mismatch is exit 2."""
@@ -151,14 +167,7 @@ def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     if not isinstance(data, dict) or not isinstance(data.get("schema_version"), str):
         raise InputError("not an eval report: no schema_version", path=str(path))
     version = data["schema_version"]
-    try:
-        major, minor = (int(p) for p in version.split("."))
-    except ValueError:
-        raise InputError(f"schema_version {version!r} is not MAJOR.MINOR", path=str(path)) from None
-    if major != _MAJOR:
-        raise InputError(
-            f"{name}: schema_version {version}; this version reads {_MAJOR}.x ({SCHEMA_VERSION})"
-        )
+    _, minor = check_major(data, path)
     notes = []
     if minor > _MINOR:
         root = json.loads(resources.files("openodke.eval").joinpath(SCHEMA_FILE).read_text())

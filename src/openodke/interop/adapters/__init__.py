@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from openodke.errors import InputError
-from openodke.interop.adapters.graphrag import read_graphrag
-from openodke.interop.adapters.langchain import read_langchain
-from openodke.interop.adapters.langextract import read_langextract
+from openodke.interop.adapters._records import plain
+from openodke.interop.adapters.graphrag import graphrag_notes, read_graphrag
+from openodke.interop.adapters.langchain import langchain_rows, read_langchain
+from openodke.interop.adapters.langextract import langextract_rows, read_langextract
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow, read_triples
 from openodke.ontology.checks import did_you_mean
@@ -20,12 +22,20 @@ from openodke.types import Document
 
 __all__ = [
     "ADAPTERS",
+    "OBJECT_ADAPTERS",
     "Adapter",
+    "adapter_for",
+    "adapter_notes",
+    "graphrag_notes",
+    "langchain_rows",
+    "langextract_rows",
+    "plain",
     "read_graphrag",
     "read_langchain",
     "read_langextract",
     "read_predictions",
     "read_triples_rows",
+    "rows_from_objects",
 ]
 
 Adapter = Callable[[str | Path, Iterable[Document] | DocumentIndex], list[TripleRow]]
@@ -48,15 +58,75 @@ ADAPTERS: dict[str, Adapter] = {
 """Adapter name -> reader, the values ``--adapter`` takes."""
 
 
+ObjectAdapter = Callable[..., list[TripleRow]]
+
+OBJECT_ADAPTERS: dict[str, ObjectAdapter] = {
+    "langchain": langchain_rows,
+    "langextract": langextract_rows,
+}
+"""Adapters that also read a ``--run`` function's returned objects (or their dumps)."""
+
+
+def _name(adapter: str) -> str:
+    name = adapter.strip().casefold()
+    if name not in ADAPTERS:
+        hint = did_you_mean(adapter, ADAPTERS)
+        choices = ", ".join(ADAPTERS)
+        raise InputError(f"unknown adapter '{adapter}'{hint}; choose one of {choices}")
+    return name
+
+
 def read_predictions(
     path: str | Path,
     adapter: str = "triples",
     documents: Iterable[Document] | DocumentIndex = (),
 ) -> list[TripleRow]:
     """Read ``path`` with the named adapter; an unknown name is an InputError with a did-you-mean."""
-    reader = ADAPTERS.get(adapter.strip().casefold())
+    return ADAPTERS[_name(adapter)](path, documents)
+
+
+def adapter_for(item: Any) -> str | None:
+    """The adapter an object or dict is the output of: ``langchain`` for a GraphDocument (or its
+    dump), ``langextract`` for an annotated document, else None."""
+    kind = type(item).__name__
+    if kind == "GraphDocument":
+        return "langchain"
+    if kind == "AnnotatedDocument":
+        return "langextract"
+    if isinstance(item, dict):
+        if item.get("lc") == 1 and isinstance(item.get("id"), list) and item["id"]:
+            return "langchain" if item["id"][-1] in {"GraphDocument", "Document"} else None
+        if "relationships" in item and "nodes" in item:
+            return "langchain"
+        if "extractions" in item and "subject" not in item:
+            return "langextract"
+    return None
+
+
+def rows_from_objects(
+    items: Iterable[Any],
+    adapter: str,
+    documents: Iterable[Document] | DocumentIndex = (),
+    *,
+    where: str = "returned rows",
+) -> list[TripleRow]:
+    """A ``--run`` function's returned objects read by ``adapter``: LangChain GraphDocuments or
+    LangExtract annotated documents (the objects, or the dicts their dumps hold).
+
+    InputError for an adapter that reads only files (``graphrag``: its output is tables) or
+    ``triples`` (its rows are read by ``collect`` itself).
+    """
+    name = _name(adapter)
+    reader = OBJECT_ADAPTERS.get(name)
     if reader is None:
-        hint = did_you_mean(adapter, ADAPTERS)
-        choices = ", ".join(ADAPTERS)
-        raise InputError(f"unknown adapter '{adapter}'{hint}; choose one of {choices}")
-    return reader(path, documents)
+        raise InputError(
+            f"{where}: --adapter {name} reads files, not returned objects: "
+            "write the output and pass it with --predictions (or --cmd)"
+        )
+    records = [(None, plain(item)) for item in items]
+    return reader(records, documents, path=where)
+
+
+def adapter_notes(adapter: str, rows: list[TripleRow], ontology: Any = None) -> list[str]:
+    """What an adapter's rows say about how they will score (GraphRAG's sentence descriptions)."""
+    return graphrag_notes(rows, ontology) if _name(adapter) == "graphrag" else []

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import iter_json_lines, validation_message
 from openodke.interop.match import DocumentIndex
 from openodke.types import Document
 
-__all__ = ["Problem", "as_index", "read_records", "scalar", "why"]
+__all__ = ["Problem", "as_index", "plain", "read_records", "scalar", "why"]
 
 
 def as_index(documents: Iterable[Document] | DocumentIndex) -> DocumentIndex:
@@ -69,3 +71,32 @@ def why(error: Exception) -> str:
     if isinstance(error, KeyError):
         return f"missing '{error.args[0]}'"
     return str(error)
+
+
+def plain(value: Any) -> Any:
+    """A library's object as the JSON-like data its own dump writes, for an adapter to read.
+
+    A pydantic model (LangChain's ``GraphDocument``) is ``model_dump()``; a dataclass
+    (LangExtract's ``AnnotatedDocument``) its fields, a private field (``_document_id``) read
+    through its public property (``document_id``) where the class has one; an enum its value;
+    lists, tuples and mappings item by item. Anything else is returned as it is.
+    """
+    if isinstance(value, BaseModel):
+        return plain(value.model_dump())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for field in dataclasses.fields(value):
+            name = field.name
+            public = name.lstrip("_")
+            if public != name and isinstance(getattr(type(value), public, None), property):
+                out[public] = plain(getattr(value, public))
+            elif public == name:
+                out[name] = plain(getattr(value, name))
+        return out
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value

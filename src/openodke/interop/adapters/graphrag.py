@@ -6,7 +6,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,10 @@ from openodke.errors import InputError
 from openodke.interop.adapters._records import as_index, scalar
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
+from openodke.ontology import Ontology
 from openodke.types import Document
 
-__all__ = ["read_graphrag", "read_table"]
+__all__ = ["graphrag_notes", "is_sentence", "read_graphrag", "read_table"]
 
 RELATED = "related_to"
 """The predicate of a relationship whose description is empty."""
@@ -110,6 +111,52 @@ def read_graphrag(
                 )
             )
     return rows
+
+
+def is_sentence(description: str) -> bool:
+    """A description that reads as a sentence, not a relation label: four words or more, or
+    ending in ".", "!" or "?" ("founded_by", "based in" are labels)."""
+    text = description.strip()
+    return len(text.split()) >= 4 or text.endswith((".", "!", "?"))
+
+
+_PROMPT = (
+    "GraphRAG records no relation type, so its description is scored as the predicate; to "
+    "score it, prompt its graph extraction for labels: in prompts/extract_graph.txt "
+    "(settings.yaml extract_graph.prompt) ask for relationship_description to be exactly one "
+    "of {labels}, then index again"
+)
+
+
+def graphrag_notes(rows: Sequence[TripleRow], ontology: Ontology | None = None) -> list[str]:
+    """A note when GraphRAG's relationship descriptions will not score as predicates.
+
+    With an ontology: when none of them names one of its predicates (name, alias or label).
+    Without: when most of them are sentences (:func:`is_sentence`), which can match no gold
+    predicate. The note counts them, quotes one, and says how to prompt GraphRAG for labels.
+    """
+    if not rows:
+        return []
+    descriptions = [row.predicate for row in rows]
+    sentences = [d for d in descriptions if is_sentence(d)]
+    example = f" (e.g. {sentences[0]!r})" if sentences else ""
+    if ontology is not None:
+        if any(ontology.predicate(d) is not None for d in descriptions):
+            return []
+        names = sorted(ontology.predicates)
+        labels = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        return [
+            f"graphrag: none of the {len(rows)} relationship descriptions names a predicate of "
+            f"the ontology; {len(sentences)} are sentences, not labels{example}. "
+            + _PROMPT.format(labels=f"the ontology's predicates ({labels})")
+        ]
+    if 2 * len(sentences) <= len(rows):
+        return []
+    return [
+        f"graphrag: {len(sentences)} of the {len(rows)} relationship descriptions are sentences, "
+        f"not labels{example}, and can match no gold predicate. "
+        + _PROMPT.format(labels="your gold's predicates")
+    ]
 
 
 def index_id(index: DocumentIndex, reference: str) -> str | None:

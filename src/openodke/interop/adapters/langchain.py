@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
-__all__ = ["read_langchain"]
+__all__ = ["langchain_rows", "parse_repr", "read_langchain"]
 
 _UNTYPED = {"", "node"}  # langchain's Node.type defaults to "Node": no type was given
 
@@ -25,7 +26,10 @@ def read_langchain(
 
     The file holds ``graph_document.model_dump()`` objects: a JSON list, one object, or JSONL.
     LangChain's own ``dumpd`` envelope (``{"lc": 1, "type": "constructor", "kwargs": {...}}``) is
-    unwrapped wherever it appears.
+    unwrapped wherever it appears. ``langchain_core.load.dumps(graph_documents)`` cannot serialise
+    a GraphDocument and writes ``{"lc": 1, "type": "not_implemented", "id": [..., "GraphDocument"],
+    "repr": "GraphDocument(nodes=[Node(id='Ada', ...)], ...)"}``: the ``repr`` is read (parsed as
+    a Python expression, never run: only calls, lists, dicts and literals are taken).
 
     Mapping:
 
@@ -45,10 +49,23 @@ def read_langchain(
     - LangChain records no spans, so every row cites its whole document (``context``);
       ``extractor`` is ``langchain``.
     """
+    return langchain_rows(read_records(path), documents, path=path)
+
+
+def langchain_rows(
+    records: Iterable[tuple[int | None, Any]],
+    documents: Iterable[Document] | DocumentIndex,
+    *,
+    path: str | Path = "returned documents",
+) -> list[TripleRow]:
+    """:func:`read_langchain` on records already read: ``(line, GraphDocument dict)`` pairs."""
     index = as_index(documents)
     rows: list[TripleRow] = []
-    for number, (line, record) in enumerate(read_records(path), start=1):
-        graph = _unwrap(record)
+    for number, (line, record) in enumerate(records, start=1):
+        try:
+            graph = _unwrap(record)
+        except ValueError as error:
+            raise Problem(str(error), path=path, line=line, number=number) from None
         if not isinstance(graph, dict) or "relationships" not in graph:
             raise Problem(
                 "expected a GraphDocument object with 'nodes', 'relationships' and 'source'",
@@ -74,6 +91,8 @@ def _unwrap(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("lc") == 1 and value.get("type") == "constructor" and "kwargs" in value:
             return _unwrap(value["kwargs"])
+        if value.get("lc") == 1 and value.get("type") == "not_implemented":
+            return _not_implemented(value)
         return {key: _unwrap(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_unwrap(item) for item in value]
@@ -158,3 +177,50 @@ def _document(source: Any, index: DocumentIndex, number: int) -> str:
         if found is not None:
             return found.id
     return references[0] if references else f"langchain graph {number} (no source document)"
+
+
+def _not_implemented(envelope: dict[str, Any]) -> Any:
+    """What ``dumps()`` wrote for an object it cannot serialise: its ``repr``, parsed."""
+    ids = envelope.get("id") if isinstance(envelope.get("id"), list) else []
+    name = str(ids[-1]) if ids else "object"
+    text = envelope.get("repr")
+    if name not in {"GraphDocument", "Node", "Relationship"} or not isinstance(text, str):
+        raise ValueError(
+            f"dumps() wrote a {name} it could not serialise; expected GraphDocuments "
+            "(dump them with dumps() or model_dump())"
+        )
+    return _unwrap(parse_repr(text))
+
+
+def parse_repr(text: str) -> Any:
+    """A pydantic ``repr`` (``Node(id='Ada', type='Person', properties={})``) as plain data.
+
+    Parsed with :mod:`ast`, never evaluated: a call becomes the dict of its keyword arguments,
+    lists, tuples, dicts and literals are kept, and anything else (a name, an expression) is None.
+    ValueError when the text is not a Python expression.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as error:
+        raise ValueError(f"cannot read the repr dumps() wrote: {error.msg}") from None
+    return _literal(tree.body)
+
+
+def _literal(node: ast.expr) -> Any:
+    if isinstance(node, ast.Call):
+        return {kw.arg: _literal(kw.value) for kw in node.keywords if kw.arg is not None}
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [_literal(item) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {
+            _literal(key): _literal(value)
+            for key, value in zip(node.keys, node.values, strict=True)
+            if key is not None and isinstance(_literal(key), str | int | float | bool)
+        }
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _literal(node.operand)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+    return None

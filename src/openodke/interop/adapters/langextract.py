@@ -13,12 +13,13 @@ from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
-__all__ = ["read_langextract"]
+__all__ = ["langextract_rows", "read_langextract"]
 
 SUBJECT_KEYS = ("subject", "source", "head")
 OBJECT_KEYS = ("object", "target", "tail")
 PREDICATE_KEYS = ("predicate", "relation", "relationship", "type")
 _TYPE_KEYS = ("subject_type", "object_type")
+_UNTYPED_GROUPS = frozenset({"relationship", "relation", "group", ""})
 
 
 def read_langextract(
@@ -47,14 +48,32 @@ def read_langextract(
       is a part of the matched document found once in it, they are shifted, and when it cannot be
       placed they are dropped and the quote is searched instead. An extraction with no
       ``char_interval`` cites its ``extraction_text`` as a quote, searched exactly;
+    - **a group** (LangExtract's documented relationship pattern: extractions linked by an
+      attribute whose name ends in ``_group``, ``medication_group: "Aspirin"``): the group's value
+      names its head, the member whose ``extraction_text`` is that value (case and spaces
+      ignored), typed by its ``extraction_class``; with no such member the value itself, typed by
+      the attribute's prefix (``medication``; none for ``relationship_group``). Every other member
+      is one row: the head, the member's ``extraction_class`` as the predicate (``dosage``), its
+      ``extraction_text`` as the object, cited where the member is. The group attribute is no
+      property; a member's other attributes are its properties as above;
     - **the document**: ``document_id`` as a document id, harness file name or source stem, else
       ``text`` equal to (or found once in) a document's text. An unmatched line keeps its
       ``document_id`` as ``doc``, so the harness drops and counts its rows. ``extractor`` is
       ``langextract``.
     """
+    return langextract_rows(read_records(path), documents, path=path)
+
+
+def langextract_rows(
+    records: Iterable[tuple[int | None, Any]],
+    documents: Iterable[Document] | DocumentIndex,
+    *,
+    path: str | Path = "returned documents",
+) -> list[TripleRow]:
+    """:func:`read_langextract` on records already read: ``(line, annotated document dict)``."""
     index = as_index(documents)
     rows: list[TripleRow] = []
-    for number, (line, record) in enumerate(read_records(path), start=1):
+    for number, (line, record) in enumerate(records, start=1):
         if not isinstance(record, dict) or not isinstance(record.get("extractions", []), list):
             raise Problem(
                 "expected an annotated document with 'document_id', 'text' and 'extractions'",
@@ -64,13 +83,62 @@ def read_langextract(
             )
         doc_ref, shift = _document(record, index, number)
         text = record.get("text") if isinstance(record.get("text"), str) else None
-        for position, extraction in enumerate(record.get("extractions") or []):
+        extractions = record.get("extractions") or []
+        for position, extraction in enumerate(extractions):
             try:
                 rows.extend(_rows(extraction, doc_ref, text, shift))
             except (KeyError, TypeError, ValueError, ValidationError) as error:
                 raise Problem(
                     f"extractions[{position}]: {why(error)}", path=path, line=line, number=number
                 ) from None
+        rows.extend(_group_rows(extractions, doc_ref, text, shift))
+    return rows
+
+
+def _group_key(key: str) -> bool:
+    """An attribute that links extractions: ``medication_group``, ``relationship_group``."""
+    return key.casefold().endswith("_group")
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+def _group_rows(
+    extractions: list[Any], doc_ref: str, text: str | None, shift: int | None
+) -> list[TripleRow]:
+    """A row from each group's head to each other member (the docstring's "a group")."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for extraction in extractions:
+        attributes = extraction.get("attributes") if isinstance(extraction, dict) else None
+        for key, value in (attributes or {}).items():
+            if _group_key(key) and isinstance(value, str | int) and str(value).strip():
+                groups.setdefault((key, str(value).strip()), []).append(extraction)
+    rows: list[TripleRow] = []
+    for (key, value), members in groups.items():
+        head = next((m for m in members if _same(str(m["extraction_text"]), value)), None)
+        if head is not None:
+            name, kind = str(head["extraction_text"]), str(head["extraction_class"])
+        else:
+            prefix = key[: -len("_group")].strip("_")
+            name, kind = value, prefix if prefix.casefold() not in _UNTYPED_GROUPS else ""
+        for member in members:
+            if member is head:
+                continue
+            start, end, quote = _interval(member, text, shift)
+            rows.append(
+                TripleRow(
+                    doc=doc_ref,
+                    subject=name,
+                    subject_type=kind or None,
+                    predicate=str(member["extraction_class"]),
+                    object=str(member["extraction_text"]),
+                    start=start,
+                    end=end,
+                    quote=quote,
+                    extractor="langextract",
+                )
+            )
     return rows
 
 
@@ -123,7 +191,11 @@ def _rows(extraction: Any, doc_ref: str, text: str | None, shift: int | None) ->
     if subject is not None and obj is not None:
         predicate = _first(attributes, PREDICATE_KEYS) or kind
         used = {*SUBJECT_KEYS, *OBJECT_KEYS, *PREDICATE_KEYS, *_TYPE_KEYS}
-        qualifiers = {k: v for k, v in attributes.items() if k not in used and v is not None}
+        qualifiers = {
+            k: v
+            for k, v in attributes.items()
+            if k not in used and v is not None and not _group_key(k)
+        }
         return [
             TripleRow(
                 subject=str(subject),
@@ -138,6 +210,8 @@ def _rows(extraction: Any, doc_ref: str, text: str | None, shift: int | None) ->
 
     rows: list[TripleRow] = []
     for key, value in attributes.items():
+        if _group_key(key):
+            continue
         for item in value if isinstance(value, list) else [value]:
             literal = scalar(item)
             if literal is None or (isinstance(literal, str) and not literal.strip()):

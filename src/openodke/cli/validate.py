@@ -1,0 +1,131 @@
+"""``odke validate``: another system's facts through the Validator."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+_HELP = """Validate facts another system extracted: ground each against the text it cites (the free checks first, then one model question per fact), normalise values and names, propose entity links, merge facts stated more than once, score them and gate them; add inverse partners the ontology declares.
+
+With --facts, --config is read only for its models (and replay, cache, budget, calibration); without --facts, the config's inputs are read and its triples extractor supplies the facts, with its stages (those left out get the Validator's defaults). -o DIR writes facts.jsonl, entities.jsonl, links.jsonl, manifest.json and refused.jsonl, all or none. --dry-run prints the calls and their price and makes none. A failed call leaves its fact unchecked and is counted; when every call fails the command exits 1 and writes nothing.
+
+Examples:
+
+  odke validate --facts triples.jsonl --texts texts/ --ontology ontology.json -o validated/
+
+  odke validate --facts out/facts.jsonl --texts texts/ --ontology schema.json --config odke.yaml --dry-run
+
+  odke validate --config odke.yaml --json
+"""
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``validate`` to the root ``odke`` app."""
+
+    @app.command("validate", help=_HELP)
+    def validate(
+        facts: Annotated[
+            Path | None,
+            typer.Option("--facts", help="Facts: triples rows, Fact rows, or --adapter output."),
+        ] = None,
+        texts: Annotated[
+            Path | None, typer.Option("--texts", help="The texts: a folder, or Document JSONL.")
+        ] = None,
+        ontology: Annotated[
+            Path | None, typer.Option("--ontology", help="Ontology JSON or YAML.")
+        ] = None,
+        config: Annotated[
+            Path | None, typer.Option("--config", help="A run config (odke.yaml).")
+        ] = None,
+        out: Annotated[
+            Path | None, typer.Option("-o", "--out", help="Write the graph and refused.jsonl here.")
+        ] = None,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
+        ] = False,
+        locate: Annotated[
+            bool, typer.Option("--locate", help="Find a window naming both ends when uncited.")
+        ] = False,
+        adapter: Annotated[
+            str, typer.Option("--adapter", help="triples, langchain, langextract or graphrag.")
+        ] = "triples",
+        cache: Annotated[
+            Path | None, typer.Option("--cache", help="The response cache folder.")
+        ] = None,
+        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
+        max_workers: Annotated[
+            int | None, typer.Option("--max-workers", min=1, help="Calls at once (8).")
+        ] = None,
+        budget_usd: Annotated[
+            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
+        ] = None,
+        budget_calls: Annotated[
+            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    ) -> None:
+        from openodke.calibration import card_line
+        from openodke.errors import ProviderError
+        from openodke.ground.files import write_files
+        from openodke.validate.job import output_files, prepare, report_json, run
+
+        job = prepare(
+            facts=facts,
+            texts=texts,
+            ontology=ontology,
+            config=config,
+            adapter=adapter,
+            locate=locate,
+            max_workers=max_workers,
+            cache=cache,
+            no_cache=no_cache,
+            budget_usd=budget_usd,
+            budget_calls=budget_calls,
+            progress=False if as_json else None,
+        )
+        with job:
+            graph, report = run(job, dry_run=dry_run)
+        if dry_run:
+            plan = graph.stats["dry_run"]
+            if as_json:
+                payload = {"dry_run": plan, "report": report.model_dump(mode="json")}
+                typer.echo(json.dumps(payload, indent=2))
+            else:
+                from openodke.validate import GroundingPlan
+
+                lines = [
+                    f"dry run: {report.facts_in} facts to validate ({report.unmatched} unmatched)",
+                    GroundingPlan(**plan).render(),
+                    *(note for note in report.notes if not note.startswith("dry run:")),
+                    "nothing was grounded or written",
+                ]
+                typer.echo("\n".join(lines))
+            return
+        if report.calls and report.failed == report.calls:
+            raise ProviderError(f"every model call failed ({report.calls}); nothing written")
+        written: list[str] = []
+        if out is not None:
+            files = output_files(job, graph, out)
+            write_files(files)
+            written = [str(path) for path, _ in files]
+        for sink in job.sinks:
+            sink.write(graph)
+            written.append(repr(sink))
+        if as_json:
+            typer.echo(report_json(report, written))
+            return
+        lines = [report.render()]
+        card = getattr(job.validator.gate, "card", None)
+        for judge in graph.stats.get("judges", []):
+            shown = card_line(card) if card is not None else card_line(None)
+            if card is None:
+                shown = f"{judge['prompt']} on {judge['model']}: {shown}"
+            lines.append(f"judge: {shown}")
+        lines += [f"warning: {w}" for w in job.warnings]
+        lines += [f"wrote {path}" for path in written]
+        typer.echo("\n".join(lines))

@@ -1,0 +1,65 @@
+"""Writing outputs atomically: every file staged in its folder, then renamed, all or none.
+
+(The eval package has the same helper; it lives here too so grounding and the gate need not import
+the evaluators.)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from openodke.errors import InputError, OutputError
+
+__all__ = ["write_files"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _stage(target: Path, text: str) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def write_files(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
+    """Write every ``(path, text)`` or none: each is staged as a temp file beside it, then
+    ``os.replace``d into place once all are staged.
+
+    A path that cannot be written (a folder, no permission) is an InputError naming it (exit 2);
+    another OS failure (a full disk) is an OutputError (exit 1). Earlier outputs stay untouched.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text in files:
+            target = Path(path)
+            if target.is_dir():
+                raise InputError("is a folder, expected a file path", path=str(target))
+            staged.append((_stage(target, text), target))
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as error:
+        where = str(error.filename or (files[len(staged)][0] if len(staged) < len(files) else ""))
+        raise InputError(f"cannot write: {error.strerror or error}", path=where) from None
+    except InputError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write {files[0][0]}: {error.strerror or error}") from error
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)

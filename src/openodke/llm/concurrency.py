@@ -1,0 +1,114 @@
+"""Bounded concurrency for model calls, with results in input order and a progress bar.
+
+Output never depends on timing: results are merged by input position. The bar goes to stderr,
+only when it is a terminal (or when asked), and only for more than a few calls; the CLI passes
+``progress=False`` under ``--json``. The first exception a call raises (a BudgetStop, say) stops
+new calls, lets the calls in flight finish (their answers reach the cache) and is re-raised.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, TypeVar
+
+__all__ = ["DEFAULT_MAX_WORKERS", "PROGRESS_MIN_CALLS", "map_calls"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+DEFAULT_MAX_WORKERS = 8
+PROGRESS_MIN_CALLS = 5
+"""A bar shows for more calls than this."""
+
+
+class _Bar:
+    """A rich progress bar on stderr, or nothing."""
+
+    def __init__(self, total: int, description: str, show: bool) -> None:
+        self._progress: Any = None
+        self._task: Any = None
+        if show:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self._progress = Progress(console=Console(stderr=True), transient=True)
+            self._task = self._progress.add_task(description, total=total)
+
+    def __enter__(self) -> _Bar:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def advance(self) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task)
+
+
+def _show(progress: bool | None, total: int) -> bool:
+    if progress is not None:
+        return progress
+    return total > PROGRESS_MIN_CALLS and sys.stderr.isatty()
+
+
+def map_calls(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    max_workers: int = DEFAULT_MAX_WORKERS,
+    progress: bool | None = None,
+    description: str = "model calls",
+) -> list[R]:
+    """``[fn(item) for item in items]`` on up to ``max_workers`` threads, in input order.
+
+    ``progress`` None shows a bar when stderr is a terminal and there are more than a few calls.
+    """
+    if max_workers < 1:
+        raise ValueError("max_workers must be at least 1")
+    work = list(items)
+    results: list[Any] = [None] * len(work)
+    with _Bar(len(work), description, _show(progress, len(work))) as bar:
+        if max_workers == 1 or len(work) <= 1:
+            for index, item in enumerate(work):
+                results[index] = fn(item)
+                bar.advance()
+            return results
+        _run_pool(fn, work, results, max_workers, bar)
+    return results
+
+
+def _run_pool(
+    fn: Callable[[T], R], work: list[T], results: list[Any], max_workers: int, bar: _Bar
+) -> None:
+    window = max_workers * 2  # enough queued to keep workers busy, bounded for long inputs
+    executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="odke-call")
+    pending: dict[Future[R], int] = {}
+    failure: BaseException | None = None
+    try:
+        position = 0
+        while True:
+            while failure is None and position < len(work) and len(pending) < window:
+                pending[executor.submit(fn, work[position])] = position
+                position += 1
+            if not pending:
+                break
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                index = pending.pop(future)
+                error = future.exception()
+                if error is not None:
+                    failure = failure or error
+                else:
+                    results[index] = future.result()
+                    bar.advance()
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
+    if failure is not None:
+        raise failure
