@@ -54,11 +54,11 @@ def _decoded(rows: list[dict]) -> list[_Fact]:
 
 def _columns(fact_columns, rows):
     n = len(rows)
-    wide, narrow = np.zeros((n, len(WIDE)), np.int64), np.zeros((n, len(NARROW)), np.int8)
+    wide, narrow = np.zeros((len(WIDE), n), np.int64), np.zeros((len(NARROW), n), np.int8)
     predicates: dict[int, str] = {}
     types: dict[int, str] = {}
     fact_columns(rows, normalise_value, _scoped, wide, narrow, predicates, types)
-    return dict(zip(WIDE, wide.T.tolist(), strict=True)), narrow.T.tolist(), predicates, types
+    return dict(zip(WIDE, wide.tolist(), strict=True)), narrow.tolist(), predicates, types
 
 
 @pytest.mark.parametrize(("fact_columns", "doc_hashes"), IMPLEMENTATIONS)
@@ -116,7 +116,7 @@ def test_gold_documents_and_short_buffers(fact_columns, doc_hashes):
     docs: dict[int, str] = {}
     doc_hashes(gold, False, hashes, hashes, docs)
     assert hashes.tolist() == [hash("a"), hash("b")] and docs == {hash("a"): "a", hash("b"): "b"}
-    short = (np.zeros((1, len(WIDE)), np.int64), np.zeros((1, len(NARROW)), np.int8))
+    short = (np.zeros((len(WIDE), 1), np.int64), np.zeros((len(NARROW), 1), np.int8))
     with pytest.raises((ValueError, IndexError)):  # C names the buffer; numpy refuses the index
         fact_columns([g.fact for g in gold], normalise_value, _scoped, *short, {}, {})
 
@@ -150,3 +150,26 @@ def test_the_loader_reads_the_same_with_the_python_fallback(tmp_path, monkeypatc
     for column in ("subject_node", "object_node", "object_names", "polarity", "verdict"):
         assert getattr(compiled, column).tolist() == getattr(fallback, column).tolist()
     assert compiled.docs.tuples() == fallback.docs.tuples()
+
+
+@pytest.mark.parametrize("line_starts", [keyhash.py_line_starts, keyhash.line_starts])
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["{}", " {}", '{"a": 1}', "", " ", "\t\r", "\r", "x y", "  \t{} "]),
+        max_size=12,
+    ),
+    crlf=st.booleans(),
+    last=st.booleans(),
+)
+def test_line_starts_finds_the_lines_holding_json(line_starts, lines, crlf, last):
+    text = ("\r\n" if crlf else "\n").join(lines) + ("\n" if last else "")
+    block = memoryview(text.encode())
+    expected, at = [], 0
+    for line in text.split("\n"):
+        if line.strip(" \t\r"):
+            expected.append(at)
+        at += len(line) + 1
+    starts = np.zeros(len(expected) + 2, np.int64)
+    assert line_starts(block, starts) == len(expected)
+    assert starts[: len(expected)].tolist() == expected

@@ -12,6 +12,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 static PyObject *s_predicate, *s_subject, *s_key, *s_type, *s_polarity, *s_identity_keys,
     *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty, *s_label, *s_aliases,
@@ -47,17 +48,26 @@ static int writable(Py_buffer *view, Py_ssize_t n, Py_ssize_t width, const char 
     return 0;
 }
 
-/* hash of (a, b, c, d[, e]) as Python computes it. */
+/* hash((a, b, c, ...)) as CPython computes it (Objects/tupleobject.c, the xxHash-based tuple
+ * hash of 3.8 and later), without building the tuple: most of what a row costs. The Python twin
+ * hashes real tuples; a test holds the two equal. */
+#define XXPRIME_1 ((Py_uhash_t)11400714785074694791ULL)
+#define XXPRIME_2 ((Py_uhash_t)14029467366897019727ULL)
+#define XXPRIME_5 ((Py_uhash_t)2870177450012600261ULL)
+#define XXROTATE(x) ((x << 31) | (x >> 33))
+
 static Py_hash_t tuple_hash(PyObject *items[], Py_ssize_t n) {
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) return -1;
+    Py_uhash_t acc = XXPRIME_5;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_INCREF(items[i]);
-        PyTuple_SET_ITEM(t, i, items[i]);
+        Py_uhash_t lane = PyObject_Hash(items[i]);
+        if (lane == (Py_uhash_t)-1) return -1;
+        acc += lane * XXPRIME_2;
+        acc = XXROTATE(acc);
+        acc *= XXPRIME_1;
     }
-    Py_hash_t h = PyObject_Hash(t);
-    Py_DECREF(t);
-    return h;
+    acc += n ^ (XXPRIME_5 ^ 3527539UL);
+    if (acc == (Py_uhash_t)-1) return 1546275796;
+    return (Py_hash_t)acc;
 }
 
 /* Salts that keep a literal's node and names apart from an entity's with the same string. */
@@ -98,8 +108,8 @@ static Py_hash_t names_hash(PyObject *entity, PyObject *key, PyObject *type) {
 
 /* One fact's columns; returns -1 on error. */
 static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, int64_t *wide,
-                    int8_t *narrow, PyObject *predicates, PyObject *types, Recent *recent,
-                    Recent *recent_types) {
+                    int8_t *narrow, Py_ssize_t n, PyObject *predicates, PyObject *types,
+                    Recent *recent, Recent *recent_types) {
     int err = -1;
     PyObject *pred = NULL, *subj = NULL, *skey = NULL, *stype = NULL, *pol = NULL, *ik = NULL,
              *scoped = NULL, *entity = NULL, *obj = NULL, *otype = NULL, *value = NULL,
@@ -132,40 +142,40 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
     PyObject *object_items[] = {pred, obj, flag, pol};
     Py_hash_t h;
     if ((h = tuple_hash(subject_items, 5)) == -1 && PyErr_Occurred()) goto done;
-    wide[SUBJECT] = h;
+    wide[SUBJECT * n] = h;
     if ((h = tuple_hash(object_items, 4)) == -1 && PyErr_Occurred()) goto done;
-    wide[OBJECT] = h;
+    wide[OBJECT * n] = h;
     if ((h = PyObject_Hash(pred)) == -1 && PyErr_Occurred()) goto done;
-    wide[PREDICATE] = h;
+    wide[PREDICATE * n] = h;
     if (remember(predicates, h, pred, recent) < 0) goto done;
     if ((h = PyObject_Hash(skey)) == -1 && PyErr_Occurred()) goto done;
-    wide[SUBJECT_NODE] = h;
+    wide[SUBJECT_NODE * n] = h;
     if ((h = PyObject_Hash(obj)) == -1 && PyErr_Occurred()) goto done;
-    wide[OBJECT_NODE] = is_literal ? ((int64_t)h ^ LITERAL_NODE) : h;
+    wide[OBJECT_NODE * n] = is_literal ? ((int64_t)h ^ LITERAL_NODE) : h;
     if ((h = PyObject_Hash(stype)) == -1 && PyErr_Occurred()) goto done;
-    wide[SUBJECT_TYPE] = h;
+    wide[SUBJECT_TYPE * n] = h;
     if (remember(types, h, stype, recent_types) < 0) goto done;
     if ((h = names_hash(subj, skey, stype)) == -1 && PyErr_Occurred()) goto done;
-    wide[SUBJECT_NAMES] = h;
+    wide[SUBJECT_NAMES * n] = h;
     if (is_literal) {
-        wide[OBJECT_TYPE] = 0;
+        wide[OBJECT_TYPE * n] = 0;
         PyObject *text = PyObject_Str(value);
         if (text == NULL) goto done;
         h = PyObject_Hash(text);
         Py_DECREF(text);
         if (h == -1 && PyErr_Occurred()) goto done;
-        wide[OBJECT_NAMES] = (int64_t)h ^ LITERAL_NAMES;
+        wide[OBJECT_NAMES * n] = (int64_t)h ^ LITERAL_NAMES;
     } else {
         if ((otype = PyObject_GetAttr(entity, s_type)) == NULL) goto done;
         if ((h = PyObject_Hash(otype)) == -1 && PyErr_Occurred()) goto done;
-        wide[OBJECT_TYPE] = h;
+        wide[OBJECT_TYPE * n] = h;
         if (remember(types, h, otype, recent_types) < 0) goto done;
         if ((h = names_hash(entity, obj, otype)) == -1 && PyErr_Occurred()) goto done;
-        wide[OBJECT_NAMES] = h;
+        wide[OBJECT_NAMES * n] = h;
     }
-    narrow[LITERAL] = (int8_t)is_literal;
-    narrow[POLARITY] = (int8_t)code_of(pol, POLARITIES);
-    narrow[VERDICT] = (int8_t)code_of(verdict, VERDICTS);
+    narrow[LITERAL * n] = (int8_t)is_literal;
+    narrow[POLARITY * n] = (int8_t)code_of(pol, POLARITIES);
+    narrow[VERDICT * n] = (int8_t)code_of(verdict, VERDICTS);
     err = 0;
 done:
     Py_XDECREF(pred);
@@ -185,10 +195,10 @@ done:
 
 PyDoc_STRVAR(fact_columns_doc,
              "fact_columns(facts, literal_of, scoped_of, wide, narrow, predicates, types)\n\n"
-             "Fill, one row per fact, the C-ordered int64 array wide (n x 9: subject group, "
-             "object group, predicate, subject node, object node, subject type, object type, "
-             "subject names, object names) and the int8 array narrow (n x 3: literal, polarity, "
-             "verdict); predicates and types map each hash to its name.");
+             "Fill, one column entry per fact, the C-ordered int64 array wide (9 x n: subject "
+             "group, object group, predicate, subject node, object node, subject type, object "
+             "type, subject names, object names) and the int8 array narrow (3 x n: literal, "
+             "polarity, verdict); predicates and types map each hash to its name.");
 
 static PyObject *fact_columns(PyObject *self, PyObject *args) {
     PyObject *facts, *literal_of, *scoped_of, *predicates, *types;
@@ -202,9 +212,8 @@ static PyObject *fact_columns(PyObject *self, PyObject *args) {
     if (writable(&wide, n, 8 * WIDE, "wide") < 0 || writable(&narrow, n, NARROW, "narrow") < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of,
-                     (int64_t *)wide.buf + i * WIDE, (int8_t *)narrow.buf + i * NARROW,
-                     predicates, types, &recent, &recent_types) < 0)
+        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of, (int64_t *)wide.buf + i,
+                     (int8_t *)narrow.buf + i, n, predicates, types, &recent, &recent_types) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
@@ -268,7 +277,37 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(line_starts_doc,
+             "line_starts(block, starts) -> int\n\nWrite into the int64 buffer starts where "
+             "each line of block holding more than JSON whitespace begins (as many as fit); "
+             "return how many there are.");
+
+static PyObject *line_starts(PyObject *self, PyObject *args) {
+    Py_buffer block, starts;
+    if (!PyArg_ParseTuple(args, "y*w*", &block, &starts)) return NULL;
+    const char *data = (const char *)block.buf;
+    Py_ssize_t size = block.len, room = starts.len / 8, count = 0, at = 0;
+    int64_t *out = (int64_t *)starts.buf;
+    while (at < size) {
+        const char *stop = memchr(data + at, '\n', (size_t)(size - at));
+        Py_ssize_t end = stop == NULL ? size : stop - data;
+        for (Py_ssize_t k = at; k < end; k++) {
+            char c = data[k];
+            if (c != ' ' && c != '\t' && c != '\r') {
+                if (count < room) out[count] = at;
+                count++;
+                break;
+            }
+        }
+        at = end + 1;
+    }
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
+    {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
     {NULL, NULL, 0, NULL},

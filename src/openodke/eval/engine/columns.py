@@ -87,20 +87,20 @@ class FactColumns:
         theirs, so joining them merges nothing.
         """
         n = len(facts)
-        wide = np.empty((n, len(WIDE)), np.int64)
-        narrow = np.empty((n, len(NARROW)), np.int8)
+        wide = np.empty((len(WIDE), n), np.int64)  # each row a column: no copy to split them
+        narrow = np.empty((len(NARROW), n), np.int8)
         fact_columns(facts, normalise_value, scoped, wide, narrow, predicates, types)
-        by = dict(zip(WIDE, wide.T, strict=True))
+        by = dict(zip(WIDE, wide, strict=True))
         keys = KeyTable(
-            np.ascontiguousarray(by["subject_group"]),
-            np.ascontiguousarray(by["object_group"]),
-            narrow[:, 0].astype(bool),
-            np.ascontiguousarray(by["predicate"]),
+            by["subject_group"],
+            by["object_group"],
+            narrow[0].view(bool),
+            by["predicate"],
             predicates,
         )
-        arrays: dict[str, Any] = {name: np.ascontiguousarray(by[name]) for name in _ARRAYS[:6]}
-        arrays["polarity"] = np.ascontiguousarray(narrow[:, 1])
-        arrays["verdict"] = np.ascontiguousarray(narrow[:, 2])
+        arrays: dict[str, Any] = {name: by[name] for name in _ARRAYS[:6]}
+        arrays["polarity"] = narrow[1]
+        arrays["verdict"] = narrow[2]
         return cls(keys=keys, docs=docs, types=types, rows=rows, **arrays)
 
     @classmethod

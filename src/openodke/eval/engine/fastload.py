@@ -28,6 +28,7 @@ import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
 from openodke.eval.engine.jsonl import load_jsonl
+from openodke.eval.engine.keyhash import line_starts
 from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
@@ -83,23 +84,13 @@ def _chunks(path: Path, span: _Range) -> Iterator[tuple[int, memoryview]]:
         start = stop
 
 
-def line_starts(block: memoryview, rows: int) -> np.ndarray:
+def _starts(block: memoryview, rows: int) -> np.ndarray:
     """Where each line of ``block`` holding JSON starts (blank lines skipped, as the decoder
     skips them); ValueError when that is not ``rows`` lines."""
-    data = np.frombuffer(block, np.uint8)
-    breaks = np.flatnonzero(data == 10)
-    starts = np.concatenate(([0], breaks + 1))
-    stops = np.concatenate((breaks, [len(data)]))
-    keep = starts < stops
-    starts, stops = starts[keep], stops[keep]
-    doubtful = np.flatnonzero(np.isin(data[starts], (32, 9, 13)))
-    if len(doubtful):
-        raw = bytes(block)
-        blank = [k for k in doubtful.tolist() if not raw[starts[k] : stops[k]].strip(b" \t\r")]
-        starts = np.delete(starts, blank)
-    if len(starts) != rows:
+    starts = np.empty(rows, np.int64)
+    if line_starts(block, starts) != rows:
         raise ValueError("the lines and the decoded rows disagree")
-    return starts.astype(np.int64)
+    return starts
 
 
 # Set by load_both before its workers fork, so they inherit them instead of receiving a copy.
@@ -135,7 +126,7 @@ def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]
                     (columns.subject_names, columns.object_names),
                 )
             blocks.append(columns)
-            offsets.append(start + line_starts(block, len(rows)))
+            offsets.append(start + _starts(block, len(rows)))
     if not sum(map(len, blocks)):
         raise ValueError("no rows")  # the pydantic reader says what is wrong
     return FactColumns.concat(blocks, _PENDING), np.concatenate(offsets)

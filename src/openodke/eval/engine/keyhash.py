@@ -25,8 +25,10 @@ __all__ = [
     "WIDE",
     "doc_hashes",
     "fact_columns",
+    "line_starts",
     "py_doc_hashes",
     "py_fact_columns",
+    "py_line_starts",
 ]
 
 WIDE = (
@@ -40,9 +42,9 @@ WIDE = (
     "subject_names",
     "object_names",
 )
-"""The int64 columns ``fact_columns`` fills, in the order of the rows of its ``wide`` array."""
+"""The int64 columns ``fact_columns`` fills: the rows of its ``wide`` array (9 x n), in order."""
 NARROW = ("literal", "polarity", "verdict")
-"""The int8 columns it fills, in the order of its ``narrow`` array."""
+"""The int8 columns it fills: the rows of its ``narrow`` array (3 x n)."""
 POLARITIES = ("asserted", "denied", "partial")
 """Polarity by its code."""
 VERDICTS = ("unchecked", "supported", "contradicted", "not_found")
@@ -64,8 +66,8 @@ def py_fact_columns(
     predicates: dict[int, str],
     types: dict[int, str],
 ) -> None:
-    """Fill ``wide`` (n x 9 int64, columns ``WIDE``) and ``narrow`` (n x 3 int8, ``NARROW``), a
-    row per fact; ``predicates`` and ``types`` map each hash to its name.
+    """Fill ``wide`` (9 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
+    ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
 
     Groups: subject (predicate, subject key, subject type, polarity, identity qualifiers) and
     object (predicate, object, literal, polarity), the object being the entity key or the
@@ -82,7 +84,7 @@ def py_fact_columns(
             obj = str(value) if type(value) is int else literal_of(value)
         else:
             obj = entity.key
-        row = wide[i]
+        row = wide[:, i]
         row[0] = hash((predicate, subject.key, subject.type, polarity, scoped))
         row[1] = hash((predicate, obj, literal, polarity))
         row[2] = hash(predicate)
@@ -99,7 +101,7 @@ def py_fact_columns(
             types.setdefault(int(row[6]), entity.type)
         predicates.setdefault(int(row[2]), predicate)
         types.setdefault(int(row[5]), subject.type)
-        narrow[i] = (literal, _POLARITY[polarity], _VERDICT[f.verdict])
+        narrow[:, i] = (literal, _POLARITY[polarity], _VERDICT[f.verdict])
 
 
 def py_doc_hashes(
@@ -119,11 +121,31 @@ def py_doc_hashes(
         names.setdefault(h, doc)
 
 
+def py_line_starts(block: Any, starts: np.ndarray) -> int:
+    """Write into ``starts`` where each line of ``block`` holding more than JSON whitespace
+    begins (as many as fit); return how many there are."""
+    data = np.frombuffer(block, np.uint8)
+    breaks = np.flatnonzero(data == 10)
+    first = np.concatenate(([0], breaks + 1))
+    stop = np.concatenate((breaks, [len(data)]))
+    keep = first < stop
+    first, stop = first[keep], stop[keep]
+    doubtful = np.flatnonzero((data[first] == 32) | (data[first] == 9) | (data[first] == 13))
+    if len(doubtful):
+        raw = bytes(block)
+        blank = [k for k in doubtful.tolist() if not raw[first[k] : stop[k]].strip(b" \t\r")]
+        first = np.delete(first, blank)
+    fit = min(len(first), len(starts))
+    starts[:fit] = first[:fit]
+    return len(first)
+
+
 try:
-    from openodke.eval.engine._keyhash import doc_hashes, fact_columns
+    from openodke.eval.engine._keyhash import doc_hashes, fact_columns, line_starts
 
     COMPILED = True
 except ImportError:  # no C compiler where it was installed: the same, slower
     fact_columns = py_fact_columns
     doc_hashes = py_doc_hashes
+    line_starts = py_line_starts
     COMPILED = False
