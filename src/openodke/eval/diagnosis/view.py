@@ -14,14 +14,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from openodke.eval.diagnosis.names import Ends
+from openodke.eval.diagnosis.names import Ends, entity_names
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.pause import paused_gc
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import GoldFact
-from openodke.types import Fact
+from openodke.types import Fact, normalise_value
 
-__all__ = ["DiagnosisView", "diagnosis_view", "gold_view", "view_of"]
+__all__ = ["DiagnosisView", "diagnosis_view", "entity_names", "gold_view", "node_of", "view_of"]
+
+
+def node_of(fact: Fact) -> str:
+    """The object's node id: ``E<key>`` for an entity, ``L<normalised value>`` for a literal."""
+    if fact.object_entity is not None:
+        return "E" + fact.object_entity.key
+    return "L" + normalise_value(fact.object_value)
 
 
 @dataclass
