@@ -17,6 +17,7 @@ import numpy as np
 from openodke.eval.diagnosis.names import Ends, entity_names
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.pause import paused_gc
+from openodke.eval.engine.rows import ModelRows
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import GoldFact
 from openodke.types import Fact, normalise_value
@@ -76,6 +77,8 @@ def gold_view(
     ``score`` is the row's own ``score_facts(gold, predicted, documents)``, when the caller has
     it: the matching is then reused, not redone. ValueError when it was made from other facts.
     """
+    if score is not None and _holds(score, gold, predicted):
+        return DiagnosisView(score.gold, score.predicted, score)  # type: ignore[arg-type]
     with paused_gc():
         gold_columns = FactColumns.of_gold(gold)
         pred_columns = FactColumns.of_facts(predicted)
@@ -84,6 +87,22 @@ def gold_view(
         else:
             _check_score(score, gold_columns, pred_columns)
         return DiagnosisView(gold_columns, pred_columns, score)
+
+
+def _holds(score: ExtractionScore, gold: Sequence[GoldFact], predicted: Sequence[Fact]) -> bool:
+    """True when ``score`` was matched from columns of these very objects, in order
+    (``score_facts(gold, predicted)``): its columns then serve as they are."""
+    if score.gold is None or score.predicted is None:
+        return False
+    g, p = score.gold.rows, score.predicted.rows
+    if not isinstance(g, ModelRows) or not isinstance(p, ModelRows):
+        return False
+    return (
+        len(g) == len(gold)
+        and len(p) == len(predicted)
+        and all(a is b.fact for a, b in zip(g.facts, gold, strict=True))
+        and all(a is b for a, b in zip(p.facts, predicted, strict=True))
+    )
 
 
 def _check_score(score: ExtractionScore, gold: FactColumns, predicted: FactColumns) -> None:
