@@ -39,7 +39,7 @@ class Command:
     targets: dict[str, str]
     """Path (relative to the case folder) → format: jsonl, json, yaml, text or folder."""
     allowed: frozenset[int] = frozenset({0, 2})
-    timeout: float = 60.0
+    timeout: float = 20.0
 
 
 def _merged(*builders: Files) -> Files:
@@ -181,6 +181,8 @@ def run_case(
     )
     after = snapshot(folder)
     names = [] if target is None else [target, os.path.basename(target)]
+    if name == "missing" and target is not None:  # found by listing its folder: that is named
+        names.append(os.path.dirname(target) or ".")
     found = problems(
         outcome,
         allowed=row.allowed,
