@@ -223,6 +223,8 @@ def problems(
     text = outcome.stdout + outcome.stderr
     if "Traceback" in text:
         found.append("traceback")
+    elif "failed unexpectedly" in text:  # the CLI's boundary caught what nothing expected
+        found.append("traceback (caught by the boundary)")
     if outcome.hung:
         found.append("hung")
     elif outcome.code not in allowed:

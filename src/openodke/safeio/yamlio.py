@@ -157,5 +157,6 @@ def read_yaml(
 ) -> Any:
     """A YAML file's data, read within :func:`~openodke.safeio.limits.max_yaml_bytes`."""
     name = os.fspath(path)
-    text = decode(read_bytes(name, what=what, limit=max_yaml_bytes()), path=name)
+    data = read_bytes(name, what=what, limit=max_yaml_bytes(), variable="ODKE_MAX_YAML_MB")
+    text = decode(data, path=name)
     return load_yaml(text, path=name, node=node)
