@@ -88,7 +88,7 @@ def test_a_file_past_the_whole_file_limit_is_refused_unread(tmp_path):
 def test_utf8_errors_name_line_and_column(tmp_path):
     path = tmp_path / "text.txt"
     path.write_bytes(b"fine\nbad \xff here\n")
-    with pytest.raises(InputError, match=rf"^{path}:2: not UTF-8 text \(byte 0xff at column 5\)"):
+    with pytest.raises(InputError, match=rf"^{path}:2: not UTF-8 \(byte 0xff at column 5\)"):
         read_text(path)
 
 

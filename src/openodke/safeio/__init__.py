@@ -17,8 +17,10 @@ from openodke.safeio.jsonio import (
     check_strings,
     iter_json_lines,
     load_jsonl,
+    needs_care,
     parse_json,
     read_json,
+    validation_message,
 )
 from openodke.safeio.limits import (
     MAX_INT_DIGITS,
@@ -48,11 +50,13 @@ __all__ = [
     "max_line_bytes",
     "max_yaml_bytes",
     "name_problem",
+    "needs_care",
     "open_regular",
     "parse_json",
     "read_bytes",
     "read_json",
     "read_text",
     "read_yaml",
+    "validation_message",
     "walk_files",
 ]

@@ -146,7 +146,7 @@ def decode(data: bytes, *, path: str, line: int | None = None) -> str:
         else:
             where, column = line, start + 1
         raise InputError(
-            f"not UTF-8 text (byte 0x{data[start]:02x} at column {column})", path=path, line=where
+            f"not UTF-8 (byte 0x{data[start]:02x} at column {column})", path=path, line=where
         ) from None
 
 

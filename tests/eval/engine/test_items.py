@@ -83,13 +83,14 @@ def test_bad_rows_name_path_and_line(tmp_path, text, line, fragment):
 
 
 @pytest.mark.parametrize(
-    ("content", "fragment"), [("", "no rows"), ("\n \r\n", "no rows"), (b"\xff\xfe{", "not UTF-8")]
+    ("content", "where", "fragment"),
+    [("", "", "no rows"), ("\n \r\n", "", "no rows"), (b"\xff\xfe{", ":1", "not UTF-8")],
 )
-def test_empty_or_undecodable_files_name_the_path(tmp_path, content, fragment):
+def test_empty_or_undecodable_files_name_the_path(tmp_path, content, where, fragment):
     path = _write(tmp_path, content)
     with pytest.raises(InputError) as raised:
         read_items(path)
-    assert str(raised.value).startswith(f"{path}: ")
+    assert str(raised.value).startswith(f"{path}{where}: ")
     assert fragment in str(raised.value)
 
 

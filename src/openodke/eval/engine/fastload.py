@@ -17,6 +17,7 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -34,6 +35,7 @@ from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
 from openodke.eval.engine.structs import Gold as GoldStruct
 from openodke.eval.stages.labels import GoldFact
+from openodke.safeio import max_line_bytes, open_regular
 from openodke.types import Fact
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
@@ -49,7 +51,7 @@ __all__ = [
     "without_gc",
 ]
 
-_FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError)
+_FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError, RecursionError)
 _CHUNK = 256 << 10  # bytes decoded at once: small enough that its rows stay in the CPU cache
 _Range = tuple[int, int]
 _PENDING = ModelRows(())  # a part's rows before the parent knows the whole file's offsets
@@ -77,8 +79,13 @@ def _chunks(path: Path, span: _Range) -> Iterator[tuple[int, memoryview]]:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     view = memoryview(mapped)
     start, end = span
+    cap = max_line_bytes()
     while start < end:
-        cut = mapped.find(b"\n", min(start + _CHUNK, end) - 1, end)
+        # A line past the limit is left to the careful reader, which names it: never decoded.
+        reach = min(end, start + _CHUNK + cap)
+        cut = mapped.find(b"\n", min(start + _CHUNK, end) - 1, reach)
+        if cut < 0 and reach < end:
+            raise ValueError("a line longer than the limit")
         stop = end if cut < 0 else cut + 1
         yield start, view[start:stop]
         start = stop
@@ -149,6 +156,7 @@ def _slow(path: Path, gold: bool) -> FactColumns:
 
 
 def _read(path: Path, gold: bool) -> FactColumns:
+    open_regular(path, what="a JSONL file").close()  # a FIFO or a device: refused, never read
     try:
         return _joined(path, [_part(str(path), _ranges(path, 1)[0], gold)], gold)
     except (*_FAST_ERRORS, IndexError):
@@ -203,6 +211,8 @@ def load_both(
 def _load_both(
     gold_path: Path, said_path: Path, workers: int | None, meanwhile: Callable[[], object] | None
 ) -> tuple[FactColumns, FactColumns]:
+    for path in (gold_path, said_path):
+        open_regular(path, what="a JSONL file").close()
     total = gold_path.stat().st_size + said_path.stat().st_size
     if workers is None:
         workers = 1 if total < PARALLEL_BYTES else min(os.cpu_count() or 1, 4)
@@ -222,23 +232,64 @@ def _load_parallel(
     gold_path: Path, said_path: Path, workers: int, meanwhile: Callable[[], object] | None
 ) -> tuple[FactColumns, FactColumns]:
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        jobs = {
-            gold: [
-                pool.submit(_part, str(path), span, gold)
-                for span in _ranges(path, _shares(path, workers, gold_path, said_path))
-            ]
-            for gold, path in ((True, gold_path), (False, said_path))
-        }
-        if meanwhile is not None:  # the workers are forked by now: this process may import
-            meanwhile()
-        out = []
-        with paused_gc():
-            for gold, path in ((True, gold_path), (False, said_path)):
-                try:
-                    out.append(_joined(path, [job.result() for job in jobs[gold]], gold))
-                except _FAST_ERRORS:
-                    out.append(_slow(path, gold))
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_worker_start
+    ) as pool:
+        try:
+            return _collect(pool, gold_path, said_path, workers, meanwhile)
+        except BaseException:
+            _stop(pool)  # Ctrl-C, SIGTERM, an error: no worker reads on, none outlives this
+            raise
+
+
+def _worker_start() -> None:
+    """In each forked worker: die with the parent (even killed with -9), and leave Ctrl-C,
+    which reaches the whole process group, to the parent (it stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End every worker now: pending parts are dropped, running ones killed."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=2)
+
+
+def _collect(
+    pool: ProcessPoolExecutor,
+    gold_path: Path,
+    said_path: Path,
+    workers: int,
+    meanwhile: Callable[[], object] | None,
+) -> tuple[FactColumns, FactColumns]:
+    jobs = {
+        gold: [
+            pool.submit(_part, str(path), span, gold)
+            for span in _ranges(path, _shares(path, workers, gold_path, said_path))
+        ]
+        for gold, path in ((True, gold_path), (False, said_path))
+    }
+    if meanwhile is not None:  # the workers are forked by now: this process may import
+        meanwhile()
+    out = []
+    with paused_gc():
+        for gold, path in ((True, gold_path), (False, said_path)):
+            try:
+                out.append(_joined(path, [job.result() for job in jobs[gold]], gold))
+            except _FAST_ERRORS:
+                out.append(_slow(path, gold))
     return out[0], out[1]
 
 

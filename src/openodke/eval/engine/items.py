@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import atomic_write_text
+from openodke.eval.engine.jsonl import atomic_write_text, finish_pending
+from openodke.safeio import iter_lines, parse_json
 
 __all__ = ["DocItem", "ItemRow", "RightWrongItem", "read_items", "write_items"]
 
@@ -63,26 +63,16 @@ def read_items(path: str | os.PathLike[str]) -> list[DocItem] | list[RightWrongI
     before; and on an unreadable or empty file.
     """
     name = os.fspath(path)
-    try:
-        text = Path(name).read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such items file", path=name) from None
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"not UTF-8 text ({error.reason} at byte {error.start})", path=name
-        ) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=name) from None
+    finish_pending(name)  # a write killed between its renames: finish it before reading
+    if not os.path.lexists(name):
+        raise InputError("no such items file", path=name)
 
     rows: list[Any] = []
     kind: type[BaseModel] | None = None
     kind_line = 0
     seen: dict[str, int] = {}
-    # Split on "\n" only: str.splitlines would also break on U+2028 inside a JSON string.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        if not line.strip():
-            continue
+    # Lines end at "\n" only (U+2028 inside a JSON string is not a line end).
+    for number, line in iter_lines(name, what="an items file"):
         obj = _parse_object(line, name, number)
         model = _kind_of(obj, name, number)
         if kind is None:
@@ -120,13 +110,8 @@ def write_items(path: str | os.PathLike[str], rows: Sequence[ItemRow]) -> None:
     atomic_write_text(path, "".join(lines))
 
 
-def _parse_object(line: str, path: str, number: int) -> dict[str, Any]:
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"not JSON ({error.msg} at column {error.colno})", path=path, line=number
-        ) from None
+def _parse_object(line: bytes, path: str, number: int) -> dict[str, Any]:
+    obj = parse_json(line, path=path, line=number, what="JSON")
     if not isinstance(obj, dict):
         raise InputError(
             f"expected a JSON object, found {type(obj).__name__}", path=path, line=number

@@ -1,28 +1,37 @@
 """Reading and writing JSONL rows with one clear error per bad line.
 
 Every reader here reports problems as ``path:line: what is wrong`` (an InputError, exit 2): invalid
-JSON, an unknown key, a missing or mistyped field, bytes that are not UTF-8, an empty file. A
-byte-order mark, CRLF line ends and blank lines are accepted.
+JSON, an unknown key, a missing or mistyped field, bytes that are not UTF-8, an empty file, and
+whatever :mod:`openodke.safeio` bounds (file kind, line length, nesting, numbers, lone
+surrogates). A byte-order mark, CRLF line ends and blank lines are accepted. The readers are
+:mod:`openodke.safeio`'s, named here as the engine has always named them.
+
+``write_outputs`` writes several files all or none: each is staged and fsynced, an intent file
+beside each target lists them all, the renames follow, and the intent files go. A process
+killed between two renames leaves its intent files; the next write to, or read of, any of those
+paths finishes the renames first (:func:`finish_pending`), so a report and its items are never
+a pair from different runs. Text written is scrubbed of every key variable's value.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from openodke.errors import InputError, OutputError
-from openodke.eval.engine.pause import paused_gc
+from openodke.safeio import iter_json_lines, load_jsonl, validation_message
 
 __all__ = [
     "atomic_write_text",
     "dump_jsonl",
+    "finish_pending",
     "iter_json_lines",
     "load_jsonl",
     "validation_message",
@@ -30,117 +39,6 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def validation_message(error: ValidationError) -> str:
-    """A pydantic error as ``field.path: message``; an unknown key first, with a did-you-mean."""
-    problems = sorted(error.errors(), key=lambda p: p["type"] != "extra_forbidden")
-    first = problems[0]
-    where = ".".join(str(p) for p in first["loc"]) or "row"
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown key"
-        parent = first["loc"][:-1]
-        missing = [
-            str(p["loc"][-1])
-            for p in problems
-            if p["type"] == "missing" and p["loc"][:-1] == parent
-        ]
-        close = difflib.get_close_matches(str(first["loc"][-1]), missing, n=1)
-        if close:
-            message += f" (did you mean {close[0]!r}?)"
-            problems = [p for p in problems if p["loc"] != parent + (close[0],)]
-    elif first["type"] == "missing":
-        message = "missing required field"
-    elif "input" in first and first["type"] not in {"value_error"}:
-        found = first["input"]
-        if not isinstance(found, dict | list):
-            message = f"{message}, got {json.dumps(found, default=str)[:60]}"
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return f"{where}: {message}{more}"
-
-
-def _read(path: str | Path) -> bytes:
-    """A file's bytes, without a UTF-8 byte-order mark; InputError when it cannot be read."""
-    name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, expected a JSONL file", path=name) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=name) from None
-    return raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-
-
-def _parse(line: bytes, name: str, number: int) -> Any:
-    """One line's JSON (its ``\\r`` already stripped); InputError naming the line."""
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"not UTF-8 (byte 0x{line[error.start]:02x} at column {error.start + 1})",
-            path=name,
-            line=number,
-        ) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"invalid JSON: {error.msg} at column {error.colno}", path=name, line=number
-        ) from None
-
-
-def iter_json_lines(path: str | Path) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, parsed JSON)`` for each non-blank line; InputError on a bad one."""
-    name = str(path)
-    seen = False
-    for number, line in enumerate(_read(path).split(b"\n"), start=1):
-        line = line.rstrip(b"\r")
-        if not line.strip():
-            continue
-        seen = True
-        yield number, _parse(line, name, number)
-    if not seen:
-        raise InputError("empty file: expected one JSON object per line", path=name)
-
-
-def _one(model: type[M], line: bytes, name: str, number: int) -> M:
-    """One line read the careful way: the error it raises names the line and the field."""
-    value = _parse(line.rstrip(b"\r"), name, number)
-    if not isinstance(value, dict):
-        raise InputError(
-            f"expected a JSON object, got {type(value).__name__}", path=name, line=number
-        )
-    try:
-        return model.model_validate(value)
-    except ValidationError as error:
-        raise InputError(validation_message(error), path=name, line=number) from None
-
-
-def load_jsonl(path: str | Path, model: type[M]) -> list[M]:
-    """Read one ``model`` per line of a JSONL file; InputError names the first bad line.
-
-    Each line goes straight from its bytes to the model (pydantic's JSON validation, several
-    times faster than parsing it first); a line that refuses goes the careful way (json.loads,
-    then the model), which accepts it (a line only the careful parser reads) or names what is
-    wrong, so the rows and the errors are those the careful way gives.
-    """
-    name = str(path)
-    rows: list[M] = []
-    validate = model.model_validate_json
-    with paused_gc():  # as the engine reads: the rows hold no cycle, so none is looked for
-        for number, line in enumerate(_read(path).split(b"\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(validate(line))
-            except ValueError:  # ValidationError is one; so is bad UTF-8
-                rows.append(_one(model, line, name, number))
-    if not rows:
-        raise InputError("empty file: expected one JSON object per line", path=name)
-    return rows
 
 
 def _umask() -> int:
@@ -168,21 +66,75 @@ def _staged(target: Path, text: str) -> Path:
     return Path(tmp)
 
 
+_INTENT = ".odke-pending"
+# Variables that may hold a key (openodke.llm.redact has the full rule; this decides whether to
+# load it, so a write with no key in the environment costs nothing).
+_KEY_VARIABLE = re.compile(r"(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD|_CREDENTIALS)$")
+
+
+def _scrubbed(text: str) -> str:
+    if not any(_KEY_VARIABLE.search(name) and len(v) >= 8 for name, v in os.environ.items()):
+        return text
+    from openodke.llm.redact import scrub_text
+
+    return scrub_text(text)
+
+
+def _intent(target: Path) -> Path:
+    return target.with_name(f".{target.name}{_INTENT}")
+
+
+def finish_pending(path: str | os.PathLike[str]) -> None:
+    """Finish the renames a killed :func:`write_outputs` left undone for ``path``'s group.
+
+    Every staged file was whole and synced before the intent files were made, so the renames
+    are completed (never undone); a staged file already gone was renamed. No intent: nothing.
+    """
+    intent = _intent(Path(path))
+    try:
+        pairs = json.loads(intent.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    for tmp, target in pairs:
+        if os.path.exists(tmp):
+            os.replace(tmp, target)
+    for _, target in pairs:
+        Path(_intent(Path(target))).unlink(missing_ok=True)
+
+
+def _write_intents(staged: Sequence[tuple[Path, Path]]) -> list[Path]:
+    pairs = json.dumps([[str(tmp.resolve()), str(target.resolve())] for tmp, target in staged])
+    made = []
+    for _, target in staged:
+        intent = _intent(target)
+        _staged(intent, pairs).replace(intent)
+        made.append(intent)
+    return made
+
+
 def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     """Write every ``(path, text)`` or none: all are staged as temp files, then renamed.
 
     A path that cannot be written (a folder, a missing permission) is an InputError naming it,
-    and leaves every earlier output untouched.
+    and leaves every earlier output untouched. With two files or more, intent files make the
+    renames all-or-nothing even when the process is killed between them (module docstring);
+    a signal arriving during the renames waits for them to finish.
     """
+    for path, _ in files:
+        finish_pending(path)
     staged: list[tuple[Path, Path]] = []
+    intents: list[Path] = []
     try:
         for path, text in files:
             target = Path(path)
             if target.is_dir():
                 raise InputError("is a folder, expected a file path", path=str(target))
-            staged.append((_staged(target, text), target))
-        for tmp, target in staged:
-            os.replace(tmp, target)
+            staged.append((_staged(target, _scrubbed(text)), target))
+        if len(staged) > 1:
+            intents = _write_intents(staged)
+        _rename_all(staged)
+        for intent in intents:
+            intent.unlink(missing_ok=True)
     except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as error:
         where = str(error.filename or (staged[-1][1] if staged else files[0][0]))
         raise InputError(f"cannot write: {error.strerror or error}", path=where) from None
@@ -191,6 +143,24 @@ def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
+        if intents and not any(tmp.exists() for tmp, _ in staged):
+            for intent in intents:
+                intent.unlink(missing_ok=True)
+
+
+def _rename_all(staged: Sequence[tuple[Path, Path]]) -> None:
+    """Rename every staged file into place; an interrupt (Ctrl-C, SIGTERM) raised part way
+    waits until the rest are renamed too, then goes on."""
+    done = 0
+    try:
+        for tmp, target in staged:
+            os.replace(tmp, target)
+            done += 1
+    except BaseException:
+        for tmp, target in staged[done:]:
+            if tmp.exists():
+                os.replace(tmp, target)
+        raise
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

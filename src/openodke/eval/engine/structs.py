@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from openodke.safeio.limits import MAX_NESTING
+
 __all__ = ["Entity", "Fact", "Gold", "Reread", "RereadGold", "scoped"]
 
 _Tier = Literal["unverified", "community", "authoritative", "curated"]
@@ -97,6 +99,26 @@ class Fact(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     def __post_init__(self) -> None:
         if (self.object_entity is None) == (self.object_value is None):
             raise ValueError("exactly one of object_entity and object_value must be set")
+        # Free-form values nested past the bound go to the careful reader, which refuses them.
+        if self.qualifiers and _deeper(self.qualifiers, MAX_NESTING - 2):
+            raise ValueError("qualifiers nested too deeply")
+        for entity in (self.subject, self.object_entity):
+            if (
+                entity is not None
+                and entity.attributes
+                and _deeper(entity.attributes, MAX_NESTING - 3)
+            ):
+                raise ValueError("attributes nested too deeply")
+
+
+def _deeper(value: Any, room: int) -> bool:
+    """Whether ``value`` nests lists and mappings more than ``room`` levels deep."""
+    if isinstance(value, dict | list):
+        if room <= 0:
+            return True
+        items = value.values() if isinstance(value, dict) else value
+        return any(_deeper(item, room - 1) for item in items)
+    return False
 
 
 class Gold(msgspec.Struct, forbid_unknown_fields=True, gc=False):

@@ -9,7 +9,6 @@ benchmark's own scorer replayed as a row named ``official``.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,7 @@ from openodke.eval.report.models import (
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import GoldFact
 from openodke.ontology import Ontology
+from openodke.safeio import open_regular, read_json, walk_files
 from openodke.types import Document, Fact
 
 __all__ = [
@@ -87,10 +87,12 @@ class PipelineResult:
 
 
 def _sha256(path: Path) -> str:
+    """SHA-256 of a file, or of a folder's files in order, read in blocks (regular files only)."""
     digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        digest.update(file.read_bytes())
+    for file in walk_files(path) if path.is_dir() else [path]:
+        with open_regular(file) as handle:
+            while block := handle.read(1 << 20):
+                digest.update(block)
     return digest.hexdigest()
 
 
@@ -221,7 +223,7 @@ def official_from_submission(
             bench.info["ontology"],  # type: ignore[attr-defined]
             verified_ids=bench.verified_ids,  # type: ignore[attr-defined]
         )
-    items = json.loads(path.read_text(encoding="utf-8-sig"))
+    items = read_json(path, what="a DocRED submission")
     return score_redocred_official(items, bench.gold_rows, train_facts=train_facts)  # type: ignore[attr-defined]
 
 

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
 from openodke.errors import InputError, ReportBug
-from openodke.eval.engine.jsonl import atomic_write_text
+from openodke.eval.engine.jsonl import atomic_write_text, finish_pending
 from openodke.eval.report.models import SCHEMA_VERSION, EvalReport
 from openodke.safeio import read_json
 
@@ -159,6 +159,7 @@ def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     """Read a report: a later minor for the fields this version knows, an earlier one with the
     fields it predates as null. Another major, invalid JSON or a schema mismatch is exit 2."""
     name = Path(path).name
+    finish_pending(path)  # a write killed between its renames: finish it before reading
     data = read_json(path, what="a JSON report")
     if not isinstance(data, dict) or not isinstance(data.get("schema_version"), str):
         raise InputError("not an eval report: no schema_version", path=str(path))
