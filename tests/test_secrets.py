@@ -10,7 +10,7 @@ import pytest
 from openodke.llm.redact import REDACTED, scrub_text, strip_secrets
 from tests.conftest import run_odke
 from tests.fuzz.seeds import pipeline_files, write
-from tests.support.llm_server import llm_server  # noqa: F401 - a fixture, used by name
+from tests.support.llm_server import llm_server  # noqa: F401, F811 - a fixture, used by name
 
 ENV_KEY = "sk-env-not-a-real-key-41c9e2"
 GATEWAY_KEY = "gw-custom-variable-value-77aa"
@@ -85,7 +85,9 @@ def test_no_file_an_eval_pipeline_run_writes_holds_a_key(tmp_path, monkeypatch):
 
 
 def test_every_file_a_validate_run_writes_is_free_of_its_key(
-    tmp_path: Path, llm_server, monkeypatch
+    tmp_path: Path,
+    llm_server,  # noqa: F811 - the fixture imported above
+    monkeypatch,
 ):
     from tests.support.llm_server import Answer
     from tests.validate.conftest import ANSWERS
