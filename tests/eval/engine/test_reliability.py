@@ -171,3 +171,50 @@ def test_workers_die_with_their_parent_even_under_kill_9(facts) -> None:
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(p) for p in pids)
+
+
+PAIR_WRITER = textwrap.dedent(
+    """
+    import sys
+    from openodke.eval.engine.jsonl import write_outputs
+    me, report, items = sys.argv[1:4]
+    for n in range(15):
+        write_outputs([(items, f"{me} items {n}\\n" * 50), (report, f"{me} report {n}")])
+    """
+)
+
+
+def test_concurrent_writers_of_one_pair_leave_one_runs_pair(tmp_path: Path) -> None:
+    report, items = tmp_path / "report.json", tmp_path / "items.jsonl"
+    writers = [
+        subprocess.Popen([sys.executable, "-c", PAIR_WRITER, f"w{k}", str(report), str(items)])
+        for k in range(6)
+    ]
+    assert all(w.wait(timeout=120) == 0 for w in writers)
+    assert items.read_text().split(" ")[0] == report.read_text().split(" ")[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.jsonl", "report.json"]
+
+
+FULL_DISK = textwrap.dedent(
+    """
+    import resource, sys
+    from openodke.errors import OutputError
+    from openodke.eval.engine.jsonl import write_outputs
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+    try:
+        write_outputs([(sys.argv[1], "new report"), (sys.argv[2], "x" * 100_000)])
+    except OutputError as error:
+        print("refused:", error)
+    """
+)
+
+
+def test_a_full_disk_leaves_every_output_as_it_was(tmp_path: Path) -> None:
+    report, items = tmp_path / "report.json", tmp_path / "items.jsonl"
+    write_outputs([(report, "old report"), (items, "old items")])
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(report), str(items)], capture_output=True, text=True
+    )
+    assert done.stdout.startswith("refused: cannot write"), done.stderr
+    assert (report.read_text(), items.read_text()) == ("old report", "old items")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["items.jsonl", "report.json"]

@@ -19,12 +19,14 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel
 
+from openodke._locking import locked
 from openodke.errors import InputError, OutputError
 from openodke.safeio import iter_json_lines, load_jsonl, validation_message
 
@@ -91,15 +93,31 @@ def finish_pending(path: str | os.PathLike[str]) -> None:
     are completed (never undone); a staged file already gone was renamed. No intent: nothing.
     """
     intent = _intent(Path(path))
+    pairs = _read_intent(intent)
+    if not pairs:
+        return
+    # A live writer holds these folders' locks for as long as its intents exist: once we hold
+    # them, an intent still there is a dead writer's.
+    with _folders_locked([(Path(tmp), Path(target)) for tmp, target in pairs]):
+        for tmp, target in _read_intent(intent):
+            if os.path.exists(tmp):
+                os.replace(tmp, target)
+        for _, target in pairs:
+            Path(_intent(Path(target))).unlink(missing_ok=True)
+
+
+def _read_intent(intent: Path) -> list[list[str]]:
     try:
         pairs = json.loads(intent.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return
-    for tmp, target in pairs:
-        if os.path.exists(tmp):
-            os.replace(tmp, target)
-    for _, target in pairs:
-        Path(_intent(Path(target))).unlink(missing_ok=True)
+        return []
+    if not isinstance(pairs, list):
+        return []
+    return [
+        p
+        for p in pairs
+        if isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+    ]
 
 
 def _write_intents(staged: Sequence[tuple[Path, Path]]) -> list[Path]:
@@ -130,11 +148,12 @@ def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
             if target.is_dir():
                 raise InputError("is a folder, expected a file path", path=str(target))
             staged.append((_staged(target, _scrubbed(text)), target))
-        if len(staged) > 1:
-            intents = _write_intents(staged)
-        _rename_all(staged)
-        for intent in intents:
-            intent.unlink(missing_ok=True)
+        with _folders_locked(staged if len(staged) > 1 else ()):
+            if len(staged) > 1:
+                intents = _write_intents(staged)
+            _rename_all(staged)
+            for intent in intents:
+                intent.unlink(missing_ok=True)
     except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as error:
         where = str(error.filename or (staged[-1][1] if staged else files[0][0]))
         raise InputError(f"cannot write: {error.strerror or error}", path=where) from None
@@ -146,6 +165,21 @@ def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
         if intents and not any(tmp.exists() for tmp, _ in staged):
             for intent in intents:
                 intent.unlink(missing_ok=True)
+
+
+@contextmanager
+def _folders_locked(staged: Sequence[tuple[Path, Path]]) -> Iterator[None]:
+    """Hold an exclusive lock on each target's folder (in one order: no deadlock) while the
+    renames run, so two runs writing the same pair at once leave one run's pair, not a mix."""
+    with ExitStack() as stack:
+        for folder in sorted({str(target.parent.resolve()) for _, target in staged}):
+            try:
+                fd = os.open(folder, os.O_RDONLY)
+            except OSError:
+                continue  # a folder that cannot be opened (Windows): renames go unlocked
+            stack.callback(os.close, fd)
+            stack.enter_context(locked(fd))
+        yield
 
 
 def _rename_all(staged: Sequence[tuple[Path, Path]]) -> None:
