@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from openodke.cli import options as opt
+from openodke.cli.options import naming
 from openodke.errors import InputError
 from openodke.eval.judges.cards import judge_line, trust_note
 from openodke.eval.judges.inputs import TextLookup, judge_of_run, labels_by_fact
@@ -106,7 +107,8 @@ def precision(
         raise InputError(
             "no fact carries a verdict: ground the run first (odke ground)", path=str(facts)
         )
-    section = judged_precision(rows, truth)
+    with naming(labels=labels, facts=facts):
+        section = judged_precision(rows, truth)
     found = judge_of_run(facts)
     line = judge_line("ground", *(found or ("unknown", "unknown")))
     judge = (
@@ -181,7 +183,8 @@ def pool(
         from openodke.documents import load_documents
 
         units = [d.id for d in load_documents(documents)]
-    section = pooled_recall(named, documents=units, resamples=resamples, seed=seed)
+    with naming(documents=documents, runs=runs[0] if runs else None):
+        section = pooled_recall(named, documents=units, resamples=resamples, seed=seed)
     if report is not None:
         stage = StageReport(
             stage="pool",
@@ -226,7 +229,8 @@ def refusals(
     found = []
     texts = _texts(documents)
     for run in runs or []:
-        found += read_refusals(run, texts)
+        with naming(documents=documents):
+            found += read_refusals(run, texts)
     if labels is not None:
         rows = load_jsonl(labels, RefusalLabel)
         result = report_refusals(rows, sizes=strata_sizes(found) if runs else None)
@@ -237,7 +241,8 @@ def refusals(
     if not runs:
         raise InputError("give the runs to sample (RUN...), or --labels to score a judged sample")
     sizes = strata_sizes(found)
-    drawn = draw_refusals(found, n=n, seed=seed)
+    with naming(runs=runs[0] if runs else None):
+        drawn = draw_refusals(found, n=n, seed=seed)
     if make_sheet is not None:
         keep = "".join(row.model_dump_json() + "\n" for row in drawn)
         items = [refusal_item(row.label_fields()) for row in drawn]

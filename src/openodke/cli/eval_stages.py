@@ -233,7 +233,9 @@ def _score_stage(
     elif predictions is not None:
         predicted = spec.read(predictions)
     item_rows = spec.items(rows, predicted) if items is not None and spec.items else ()
-    _emit(spec.evaluate(rows, predicted, **extra), as_json, report, items, item_rows)
+    with opt.naming(predictions=predictions, labels=labels):
+        result = spec.evaluate(rows, predicted, **extra)
+    _emit(result, as_json, report, items, item_rows)
 
 
 def _option(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:

@@ -3,6 +3,8 @@ module can take them without loading the others' evaluators."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +23,7 @@ __all__ = [
     "Predictions",
     "Report",
     "Run",
+    "naming",
     "one_source",
 ]
 
@@ -49,6 +52,29 @@ Items = Annotated[
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+
+
+@contextmanager
+def naming(**paths: Path | None) -> Iterator[None]:
+    """Make a refusal raised inside name the inputs it is about: one without a path gets the
+    first of ``paths`` given; one naming an option (``--documents``) but not its file gets the
+    file. For library checks that see rows, not files (two inputs that disagree)."""
+    given = [(f"--{flag}", str(path)) for flag, path in paths.items() if path is not None]
+    try:
+        yield
+    except InputError as error:
+        message = error.message  # with its "path:line: " when it has one
+        where = given[0][1] if error.path is None and given else None
+        extra = [
+            f"{flag} {path}"
+            for flag, path in given
+            if flag in message and path not in message and path != where
+        ]
+        if where is None and not extra:
+            raise
+        if extra:
+            message += f" ({', '.join(extra)})"
+        raise InputError(message, path=where) from None
 
 
 def one_source(predictions: Path | None, run: str | None, *, required: str | None = None) -> None:

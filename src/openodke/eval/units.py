@@ -153,7 +153,7 @@ def _align_ids(rows_a: list[Any], rows_b: list[Any], a_name: str, b_name: str) -
         missing = next((row_id for row_id in ids if row_id not in others), None)
         if missing is not None:
             raise InputError(
-                f"id {missing!r} of {name} is missing; both files must hold the same ids",
+                f"id {missing[:60]!r} of {name} is missing; both files must hold the same ids",
                 path=other_name,
             )
     if len(set_a) != len(ids_a) or len(set_b) != len(ids_b):

@@ -71,7 +71,7 @@ def test_without_labels_only_the_judge_speaks() -> None:
 
 def test_a_label_for_an_unknown_fact_is_an_input_error() -> None:
     with pytest.raises(
-        InputError, match="1 label\\(s\\) name facts not in the run, e.g. id 'nope'"
+        InputError, match="1 label\\(s\\) name facts not in the --facts run, e.g. id 'nope'"
     ):
         judged_precision(FACTS, {"nope": True})
 

@@ -26,15 +26,25 @@ from openodke.safeio import iter_lines, parse_json
 __all__ = ["DocItem", "ItemRow", "RightWrongItem", "read_items", "write_items"]
 
 
+_MOST = 2**53
+"""The largest count a document row may hold (counts are summed as 64-bit numbers)."""
+
+
 class DocItem(BaseModel):
     """One document's extraction counts; corpus metrics sum them (micro average)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str = Field(min_length=1, description="The document's id, the same in both runs.")
-    tp: int = Field(ge=0, description="Predictions that match a gold fact of the document.")
-    fp: int = Field(ge=0, description="Predictions scored in the document that match no gold fact.")
-    fn: int = Field(ge=0, description="Gold facts of the document that no prediction matched.")
+    tp: int = Field(
+        ge=0, le=_MOST, description="Predictions that match a gold fact of the document."
+    )
+    fp: int = Field(
+        ge=0, le=_MOST, description="Predictions scored in the document that match no gold fact."
+    )
+    fn: int = Field(
+        ge=0, le=_MOST, description="Gold facts of the document that no prediction matched."
+    )
 
 
 class RightWrongItem(BaseModel):

@@ -80,8 +80,14 @@ def pooled_recall(
     index = {doc: u for u, doc in enumerate(units)}
     outside = sorted({d for d, _ in pool if d not in index and d != _UNCITED})
     if outside:
+        run = next(
+            name
+            for (name, _), mine in zip(runs, keys, strict=True)
+            if any(d == outside[0] for d, _ in mine)
+        )
         raise InputError(
-            f"{len(outside)} supported fact(s) cite documents outside --documents, e.g. {outside[0]!r}"
+            f"{len(outside)} supported fact(s) cite documents outside --documents, e.g. "
+            f"{outside[0][:60]!r} in run {run}"
         )
     # counts[u, 0] = pooled facts of document u; counts[u, 1 + r] = run r's.
     counts = np.zeros((len(units), 1 + len(runs)), dtype=np.int64)

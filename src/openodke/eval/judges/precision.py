@@ -46,7 +46,8 @@ def judged_precision(
     unknown = [i for i in labels if i not in by_id]
     if unknown:
         raise InputError(
-            f"{len(unknown)} label(s) name facts not in the run, e.g. id {unknown[0]!r}"
+            f"{len(unknown)} label(s) name facts not in the --facts run, "
+            f"e.g. id {unknown[0][:60]!r}"
         )
     checked = [f for f in facts if f.verdict is not GroundingVerdict.unchecked]
     said = {f.id: f.verdict is GroundingVerdict.supported for f in checked}

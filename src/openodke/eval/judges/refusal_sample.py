@@ -111,7 +111,7 @@ def draw_refusals(rows: Sequence[Refusal], *, n: int = 100, seed: int | None = 0
     seen: set[str] = set()
     for row in rows:
         if row.id in seen:
-            raise InputError(f"two refusals share the id {row.id!r}")
+            raise InputError(f"two refusals share the id {row.id[:60]!r}")
         seen.add(row.id)
     sizes = strata_sizes(rows)
     rng = np.random.default_rng(seed)
