@@ -16,6 +16,7 @@ from openodke.bench.official_text2kg import (
 )
 from openodke.bench.porter import porter_stem
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
+from openodke.bench.run import BenchRun, run_bench
 from openodke.bench.submissions import (
     docred_facts,
     facts_to_responses,
@@ -26,6 +27,7 @@ from openodke.bench.tokenize import word_tokenize
 
 __all__ = [
     "Averages",
+    "BenchRun",
     "BenchSet",
     "PrepareResult",
     "RedocredOfficial",
@@ -41,6 +43,7 @@ __all__ = [
     "prepare_redocred",
     "prepare_text2kgbench",
     "read_submission",
+    "run_bench",
     "score_competitor_official",
     "score_official",
     "score_redocred_official",

@@ -55,8 +55,74 @@ def _prepare(
     raise InputError(f"unknown dataset {dataset!r}; expected redocred or text2kgbench")
 
 
+_RUN_HELP = """Run a prepared bench set's run config three ways (extraction alone; + grounding; + corroboration: extraction and grounding called once, then replayed) and score each row by our micro rules and the benchmark's own (<row> (official)); each competitor in the set scores as its own row.
+
+Writes into DIR, all together: report.json (an eval report), predictions/<row>.jsonl ({"id", "triples"} per document), items/<row>.jsonl (for odke eval compare) and rejections.jsonl (the extractor's rejected candidates). Exit 1: a document failed (named); exit 3: the budget.
+
+Examples:
+
+  odke bench run runs/movie
+
+  odke bench run runs/cmp/redocred --config runs/cmp/redocred/odke-snippet25.json --train-facts train.json
+"""
+
+
 def register(bench_app: typer.Typer) -> None:
-    """Add ``prepare`` to the ``odke bench`` command group."""
+    """Add ``prepare`` and ``run`` to the ``odke bench`` command group."""
+
+    @bench_app.command("run", help=_RUN_HELP)
+    def run(
+        folder: Annotated[Path, typer.Argument(metavar="DIR", help="A prepared bench set folder.")],
+        config: Annotated[
+            Path | None, typer.Option("--config", help="The run config (default DIR/odke.json).")
+        ] = None,
+        train_facts: Annotated[
+            Path | None,
+            typer.Option("--train-facts", help="Re-DocRED train facts, for the official Ign F1."),
+        ] = None,
+        cache: Annotated[
+            Path | None, typer.Option("--cache", help="The response cache folder.")
+        ] = None,
+        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
+        max_workers: Annotated[
+            int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
+        ] = None,
+        budget_usd: Annotated[
+            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
+        ] = None,
+        budget_calls: Annotated[
+            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    ) -> None:
+        from openodke.bench.run import run_bench
+        from openodke.cli.run import report_config_error
+        from openodke.eval.report.io import report_json
+        from openodke.ground.files import write_files
+        from openodke.run import ConfigError, RunOptions
+
+        if not folder.is_dir():
+            raise InputError("no such bench set folder", path=str(folder))
+        options = RunOptions(
+            cache=cache,
+            no_cache=no_cache,
+            max_workers=max_workers,
+            budget_usd=budget_usd,
+            budget_calls=budget_calls,
+            progress=False if as_json else None,
+        )
+        try:
+            result = run_bench(folder, config=config, train_facts=train_facts, options=options)
+        except ConfigError as error:
+            report_config_error(error)
+            raise typer.Exit(2) from None
+        files = result.files(folder)
+        write_files(files)
+        if as_json:
+            typer.echo(report_json(result.report))
+            return
+        typer.echo(result.render())
+        typer.echo("\n".join(f"wrote {path}" for path, _ in files))
 
     @bench_app.command("prepare", help=_HELP)
     def prepare(

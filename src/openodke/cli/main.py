@@ -33,7 +33,7 @@ app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
 
 # Command modules under openodke.cli; each defines register(eval_app) or register_bench(bench_app).
-_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline")
+_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline", "eval_ablation")
 _BENCH_MODULES = ("bench",)
 
 
@@ -60,7 +60,12 @@ class _State:
 
 # Eval commands with a module of their own: a command line naming one imports only that module
 # (the others' evaluators and models cost about half a second to load).
-_OWN_MODULE = {"extract": "eval_extract", "compare": "eval_compare", "pipeline": "eval_pipeline"}
+_OWN_MODULE = {
+    "extract": "eval_extract",
+    "compare": "eval_compare",
+    "pipeline": "eval_pipeline",
+    "ablation": "eval_ablation",
+}
 _registered: set[str] = set()
 
 
@@ -71,7 +76,7 @@ def _register(argv: Sequence[str]) -> None:
     for group, names in (
         (eval_app, _EVAL_MODULES),
         (bench_app, _BENCH_MODULES),
-        (app, ("models", "ground", "validate")),
+        (app, ("models", "ground", "validate", "run", "ontology")),
     ):
         for name in names:
             if name in _registered or (only is not None and name != only):

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from openodke.eval.ablation import run_ablation
 from openodke.eval.compare import Comparison, compare_items
 from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
 from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
@@ -83,6 +84,7 @@ __all__ = [
     "paired_bootstrap",
     "read_items",
     "report_refusals",
+    "run_ablation",
     "run_extract",
     "run_ground",
     "run_route",

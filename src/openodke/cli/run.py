@@ -1,0 +1,101 @@
+"""``odke run CONFIG``: a run config end to end (``openodke.run.execute``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register", "report_config_error"]
+
+_HELP = """Run a pipeline from its run config (odke.yaml or odke.json): read the inputs, chunk and route them, extract, ground, normalise, resolve, corroborate, score, gate and write the graph.
+
+Every key of the config is checked first; each problem is printed as path:line: what is wrong (exit 2). --dry-run prints the model calls and their price and makes none. --from-manifest replays a run from its manifest.json (its config, unless CONFIG is given) and refuses (exit 2) when the ontology or any document changed. Exit 1: a document failed, or every grounding call failed (nothing is written); exit 3: the next call would pass the budget.
+
+Examples:
+
+  odke run examples/e2e/odke.yaml
+
+  odke run odke.yaml --dry-run --model openai/gpt-4o-mini
+
+  odke run --from-manifest out/manifest.json
+"""
+
+
+def report_config_error(error: Exception) -> None:
+    """Print each problem of a ConfigError on its own line (``path:line: what is wrong``)."""
+    for problem in getattr(error, "problems", [error]):
+        sys.stderr.write(f"{getattr(problem, 'message', problem)}\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` to the root ``odke`` app."""
+
+    @app.command("run", help=_HELP)
+    def run(
+        config: Annotated[Path | None, typer.Argument(help="The run config (odke.yaml).")] = None,
+        dry_run: Annotated[
+            bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
+        ] = False,
+        model: Annotated[
+            str | None, typer.Option("--model", help="Put every role on this model.")
+        ] = None,
+        model_provider: Annotated[
+            str | None,
+            typer.Option("--model-provider", help="Prefix for model strings without one."),
+        ] = None,
+        widen: Annotated[
+            bool, typer.Option("--widen", help="Retry a narrow not_found once on its sentence.")
+        ] = False,
+        from_manifest: Annotated[
+            Path | None,
+            typer.Option("--from-manifest", help="Replay the run this manifest.json records."),
+        ] = None,
+        cache: Annotated[
+            Path | None, typer.Option("--cache", help="The response cache folder.")
+        ] = None,
+        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
+        max_workers: Annotated[
+            int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
+        ] = None,
+        budget_usd: Annotated[
+            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
+        ] = None,
+        budget_calls: Annotated[
+            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
+        ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    ) -> None:
+        from openodke.errors import InputError
+        from openodke.run import ConfigError, RunOptions, config_from_manifest, execute, load_config
+
+        if config is None and from_manifest is None:
+            raise InputError("give CONFIG (a run config), or --from-manifest manifest.json")
+        options = RunOptions(
+            model=model,
+            model_provider=model_provider,
+            widen=widen,
+            cache=cache,
+            no_cache=no_cache,
+            max_workers=max_workers,
+            budget_usd=budget_usd,
+            budget_calls=budget_calls,
+            progress=False if as_json else None,
+        )
+        try:
+            if from_manifest is not None:
+                parsed = config_from_manifest(from_manifest, config)
+            else:
+                assert config is not None
+                parsed = load_config(config)
+        except ConfigError as error:
+            report_config_error(error)
+            raise typer.Exit(2) from None
+        result = execute(parsed, dry_run, options=options, from_manifest=from_manifest)
+        if as_json:
+            typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        else:
+            typer.echo(result.render())
