@@ -16,7 +16,7 @@ import typer
 from openodke import __version__
 from openodke.errors import OdkeError, exit_code_for
 
-__all__ = ["app", "eval_app", "bench_app", "main"]
+__all__ = ["app", "bench_app", "eval_app", "label_app", "main"]
 
 app = typer.Typer(
     name="odke",
@@ -29,12 +29,24 @@ eval_app = typer.Typer(
     help="Score a stage or a whole pipeline against labels.", no_args_is_help=True
 )
 bench_app = typer.Typer(help="Benchmark sets from local files.", no_args_is_help=True)
+label_app = typer.Typer(
+    help="Label sheets a person ticks, and the label rows they become.", no_args_is_help=True
+)
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
+app.add_typer(label_app, name="label")
 
 # Command modules under openodke.cli; each defines register(eval_app) or register_bench(bench_app).
-_EVAL_MODULES = ("eval_stages", "eval_extract", "eval_compare", "eval_pipeline", "eval_ablation")
+_EVAL_MODULES = (
+    "eval_stages",
+    "eval_extract",
+    "eval_compare",
+    "eval_pipeline",
+    "eval_ablation",
+    "eval_judges",
+)
 _BENCH_MODULES = ("bench",)
+_LABEL_MODULES = ("label",)
 
 
 def _version(value: bool) -> None:
@@ -65,6 +77,9 @@ _OWN_MODULE = {
     "compare": "eval_compare",
     "pipeline": "eval_pipeline",
     "ablation": "eval_ablation",
+    "precision": "eval_judges",
+    "pool": "eval_judges",
+    "refusals": "eval_judges",
 }
 _registered: set[str] = set()
 
@@ -76,6 +91,7 @@ def _register(argv: Sequence[str]) -> None:
     for group, names in (
         (eval_app, _EVAL_MODULES),
         (bench_app, _BENCH_MODULES),
+        (label_app, _LABEL_MODULES),
         (app, ("models", "ground", "validate", "run", "ontology")),
     ):
         for name in names:

@@ -1,0 +1,78 @@
+"""Reading what the judged commands take: texts by id, labels by fact id, the judge's identity."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from openodke.errors import InputError
+from openodke.eval.engine.jsonl import load_jsonl
+from openodke.eval.stages.labels import GroundingLabel
+from openodke.types import Document
+
+__all__ = ["TextLookup", "judge_of_run", "labels_by_fact"]
+
+
+class TextLookup(Mapping[str, str]):
+    """Document texts by id, also found by file stem when the stem is unique (``halden``)."""
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self._texts = {doc.id: doc.text for doc in documents}
+        stems: dict[str, list[str]] = {}
+        for doc_id in self._texts:
+            stems.setdefault(Path(doc_id).stem, []).append(doc_id)
+        self._stems = {stem: ids[0] for stem, ids in stems.items() if len(ids) == 1}
+
+    def __getitem__(self, key: str) -> str:
+        if key in self._texts:
+            return self._texts[key]
+        found = self._stems.get(key) or self._stems.get(Path(key).stem)
+        if found is None:
+            raise KeyError(key)
+        return self._texts[found]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[str(key)]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+def labels_by_fact(path: str | Path) -> dict[str, bool]:
+    """GroundingLabel rows as fact id → true (supported) or not; a repeated id is an error."""
+    out: dict[str, bool] = {}
+    for number, row in enumerate(load_jsonl(path, GroundingLabel), start=1):
+        if row.fact.id in out:
+            raise InputError(f"fact {row.fact.id} is labelled twice", path=str(path), line=number)
+        out[row.fact.id] = row.verdict == "supported"
+    return out
+
+
+def judge_of_run(facts_path: str | Path) -> tuple[str, str] | None:
+    """The ground model and prompt a run's ``manifest.json`` records beside its facts, if any."""
+    folder = Path(facts_path)
+    folder = folder if folder.is_dir() else folder.parent
+    manifest = folder / "manifest.json"
+    if not manifest.is_file():
+        return None
+    try:
+        data: Any = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    model = (data.get("models") or {}).get("ground")
+    if isinstance(model, Mapping):
+        model = model.get("served") or model.get("asked")
+    prompts: Sequence[Any] = data.get("prompts") or ()
+    prompt = next((p for p in prompts if isinstance(p, str) and p.startswith("ground.")), None)
+    if not isinstance(model, str) or prompt is None:
+        return None
+    return model, prompt
