@@ -51,5 +51,5 @@ def test_folder_ids_are_paths_inside_it(tmp_path):
 
 def test_non_utf8_file_in_a_folder_is_named(tmp_path):
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe")
-    with pytest.raises(InputError, match="bad.txt: not UTF-8"):
+    with pytest.raises(InputError, match="bad.txt:1: not UTF-8"):
         load_documents(tmp_path)

@@ -1,35 +1,30 @@
 """openodke: measure knowledge-extraction pipelines: how good, where they lose facts, was it real."""
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-from openodke.types import (
-    Chunk,
-    Document,
-    Entity,
-    EntityLink,
-    Evidence,
-    Fact,
-    GroundingVerdict,
-    KnowledgeGraph,
-    LinkKind,
-    Modality,
-    Polarity,
-    Resolution,
-    SourceTier,
-    Span,
-    SpanOrigin,
-    Support,
-    normalise_value,
-)
-
 if TYPE_CHECKING:
+    from openodke.types import (
+        Chunk,
+        Document,
+        Entity,
+        EntityLink,
+        Evidence,
+        Fact,
+        GroundingVerdict,
+        KnowledgeGraph,
+        LinkKind,
+        Modality,
+        Polarity,
+        Resolution,
+        SourceTier,
+        Span,
+        SpanOrigin,
+        Support,
+        normalise_value,
+    )
     from openodke.validate import Validator
 
-try:
-    __version__ = version("openodke")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
+    __version__: str
 
 __all__ = [
     "Chunk",
@@ -54,11 +49,26 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # The Validator pulls in the model layer, grounding and every stage: import it on first use,
-    # so `import openodke` (and every command that does not validate) stays quick.
-    if name == "Validator":
-        from openodke.validate import Validator
+_TYPES = frozenset(__all__) - {"Validator", "__version__"}
 
-        return Validator
-    raise AttributeError(f"module 'openodke' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use, so `import openodke` is instant: the command line sets up its signal
+    # handling before anything slow loads, and a command that needs none of these never pays.
+    if name in _TYPES:
+        from openodke import types
+
+        value = getattr(types, name)
+    elif name == "Validator":  # the model layer, grounding and every stage
+        from openodke.validate import Validator as value
+    elif name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value = version("openodke")
+        except PackageNotFoundError:  # pragma: no cover - a source tree without install
+            value = "0.0.0"
+    else:
+        raise AttributeError(f"module 'openodke' has no attribute {name!r}")
+    globals()[name] = value
+    return value

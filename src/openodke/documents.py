@@ -10,7 +10,7 @@ from typing import Any, Literal
 import msgspec
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import load_jsonl
+from openodke.safeio import decode, iter_lines, load_jsonl, read_bytes, walk_files
 from openodke.types import Document, Modality, SourceTier
 
 __all__ = ["load_documents"]
@@ -33,13 +33,15 @@ class _Document(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def _fast_jsonl(path: Path) -> list[Document] | None:
-    """Document JSONL decoded by msgspec, or None: then the model reader names the bad line."""
-    raw = path.read_bytes()
-    raw = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
-    try:
-        rows = msgspec.json.Decoder(_Document).decode_lines(raw)
-    except (msgspec.DecodeError, ValueError):
-        return None
+    """Document JSONL decoded by msgspec a line at a time, or None: then the model reader names
+    the bad line. Lines are read in bounded pieces (a line past the limit is refused)."""
+    decode_line = msgspec.json.Decoder(_Document).decode
+    rows: list[_Document] = []
+    for _, line in iter_lines(path, what="Document JSONL or a folder of texts"):
+        try:
+            rows.append(decode_line(line))
+        except (msgspec.DecodeError, ValueError, RecursionError):
+            return None
     if not rows:
         return None
     now = datetime.now(UTC)
@@ -61,27 +63,20 @@ def _fast_jsonl(path: Path) -> list[Document] | None:
 def load_documents(path: str | Path) -> list[Document]:
     """Documents from a folder (a file's id is its path inside it: ``halden.txt``) or JSONL.
 
-    Folders are read recursively in sorted order, skipping hidden files; every file must be UTF-8.
+    Folders are read recursively in sorted order, skipping hidden files; every file must be UTF-8
+    and a regular file, and every subfolder readable (:func:`openodke.safeio.walk_files`).
     """
     root = Path(path)
     if root.is_dir():
         documents = []
-        for file in sorted(p for p in root.rglob("*") if p.is_file()):
+        for file in walk_files(root, what="texts"):
             relative = file.relative_to(root)
-            if any(part.startswith(".") for part in relative.parts):
-                continue
-            try:
-                text = file.read_bytes().decode("utf-8-sig")
-            except UnicodeDecodeError as error:
-                raise InputError(
-                    f"not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})",
-                    path=str(file),
-                ) from None
+            text = decode(read_bytes(file, what="a text file"), path=str(file))
             documents.append(Document(id=relative.as_posix(), text=text, uri=str(file)))
         if not documents:
             raise InputError("no documents in this folder", path=str(root))
         return documents
-    if not root.exists():
+    if not root.exists() and not root.is_symlink():
         raise InputError("no such file or folder", path=str(root))
     documents = _fast_jsonl(root) or load_jsonl(root, Document)
     seen: set[str] = set()

@@ -16,6 +16,7 @@ __all__ = [
     "PipelineError",
     "ProviderError",
     "ReportBug",
+    "Terminated",
     "exit_code_for",
 ]
 
@@ -98,10 +99,25 @@ class BudgetStop(OdkeError):
     exit_code = 3
 
 
+class Terminated(KeyboardInterrupt):
+    """A signal that ends the run (SIGINT, SIGTERM, SIGHUP), raised where the program is.
+
+    A KeyboardInterrupt, so every clean-up that Ctrl-C runs (ending a ``--cmd`` process group,
+    removing temp folders) runs for the others too. The exit code is 128 + the signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
 def exit_code_for(error: BaseException) -> int:
-    """The process exit code for an error: its own for OdkeError, 130 for Ctrl-C, else 1."""
+    """The process exit code for an error: its own for OdkeError, 128 + the signal for a
+    Terminated, 130 for Ctrl-C, else 1."""
     if isinstance(error, OdkeError):
         return error.exit_code
+    if isinstance(error, Terminated):
+        return 128 + error.signum
     if isinstance(error, KeyboardInterrupt):
         return 130
     return 1

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from openodke.bench import redocred, text2kgbench
+from openodke.bench import formats, redocred, text2kgbench
+from openodke.bench.formats import check, check_file_id
 from openodke.bench.names import (
     PredicateIndex,
     collapse,
@@ -19,8 +21,8 @@ from openodke.bench.names import (
     snake_case,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import iter_json_lines
 from openodke.eval.stages.labels import GoldFact
+from openodke.safeio import iter_json_lines, read_text
 from openodke.types import Document, Entity, Fact
 
 __all__ = ["BenchSet", "align", "load_bench"]
@@ -258,6 +260,22 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value
 
 
+def _gold_rows(path: Path, dataset: str) -> list[dict[str, Any]]:
+    """gold.jsonl's rows, each checked as the dataset's own row (with our ``id``)."""
+    rows: list[dict[str, Any]] = []
+    for line, row in iter_json_lines(path):
+        if not isinstance(row, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(row).__name__}", path=str(path), line=line
+            )
+        shape = formats.DocredDoc if dataset == "redocred" else formats.TekgenGoldRow
+        check(shape, row, path=str(path), line=line)
+        if not isinstance(row.get("id"), str):
+            raise InputError("id: expected a string", path=str(path), line=line)
+        rows.append(row)
+    return rows
+
+
 def load_bench(path: str | Path) -> BenchSet:
     """Read a bench set folder written by ``odke bench prepare``; InputError when it is not one."""
     folder = Path(path)
@@ -274,20 +292,25 @@ def load_bench(path: str | Path) -> BenchSet:
             path=str(folder / "dataset.json"),
         )
     ontology = _read_json(folder / "ontology.json")
-    gold_rows = [row for _, row in iter_json_lines(folder / "gold.jsonl")]
+    gold_rows = _gold_rows(folder / "gold.jsonl", dataset)
     details = info.get("details", {})
+    where = str(folder / "dataset.json")
+    if not isinstance(details, dict):
+        raise InputError("details: expected an object", path=where)
     ids = details.get("document_ids") or sorted(p.stem for p in (folder / "docs").glob("*.txt"))
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise InputError("details.document_ids: expected a list of strings", path=where)
     titles = {row["id"]: row.get("title") for row in gold_rows}
     documents = []
     for doc_id in ids:
+        check_file_id(doc_id, path=where)
         file = folder / "docs" / f"{doc_id}.txt"
-        try:
-            text = file.read_text(encoding="utf-8")
-        except OSError:
-            raise InputError("missing document named in dataset.json", path=str(file)) from None
+        if not os.path.lexists(file):
+            raise InputError("missing document named in dataset.json", path=str(file))
+        text = read_text(file, what="a document text")
         documents.append(Document(id=doc_id, text=text, title=titles.get(doc_id), uri=str(file)))
     if dataset == "redocred":
-        names = redocred.predicate_names(info["ontology"])
+        names = redocred.predicate_names(check(formats.rel_info, info.get("ontology"), path=where))
         gold = [g for row in gold_rows for g in redocred.gold_facts(row, row["id"], names)]
     else:
         index = PredicateIndex(ontology)
@@ -298,16 +321,26 @@ def load_bench(path: str | Path) -> BenchSet:
         if competitors_dir.is_dir()
         else {}
     )
-    return BenchSet(
-        path=folder,
-        dataset=dataset,
-        title=str(info.get("title", dataset)),
-        info=info,
-        ontology=ontology,
-        documents=documents,
-        gold=gold,
-        gold_rows=gold_rows,
-        competitors=competitors,
-        inverses=[(p, q) for p, q in details.get("inverses", [])],
-        verified_ids=details.get("verified_ids"),
-    )
+    inverses = details.get("inverses", [])
+    if not isinstance(inverses, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 for pair in inverses
+    ):
+        raise InputError("details.inverses: expected a list of [p, q] pairs", path=where)
+    try:
+        return BenchSet(
+            path=folder,
+            dataset=dataset,
+            title=str(info.get("title", dataset)),
+            info=info,
+            ontology=ontology,
+            documents=documents,
+            gold=gold,
+            gold_rows=gold_rows,
+            competitors=competitors,
+            inverses=[(p, q) for p, q in inverses],
+            verified_ids=details.get("verified_ids"),
+        )
+    except ValidationError as error:
+        problem = error.errors()[0]
+        field = ".".join(str(part) for part in problem["loc"])
+        raise InputError(f"{field}: {problem['msg']}", path=where) from None

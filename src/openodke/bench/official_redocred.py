@@ -12,14 +12,15 @@ original (no epsilon, evidence total from 0) and report an undefined ratio as No
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from openodke.bench.formats import LabelledDoc, check
 from openodke.errors import InputError
+from openodke.safeio import read_json
 
 __all__ = ["RedocredOfficial", "gold_submission", "load_train_facts", "score_redocred_official"]
 
@@ -167,12 +168,7 @@ def load_train_facts(path: str | Path) -> set[TrainFact]:
     From documents: (head mention name, tail mention name, r) for every pair of mention names of
     every labelled fact, as DocRED's ``gen_train_facts`` builds it.
     """
-    try:
-        value = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"not a JSON file ({error})", path=str(path)) from None
+    value = read_json(path, what="DocRED training documents")
     if not isinstance(value, list):
         raise InputError(
             "expected a list of DocRED documents or of [head, tail, r] triples", path=str(path)
@@ -180,6 +176,7 @@ def load_train_facts(path: str | Path) -> set[TrainFact]:
     facts: set[TrainFact] = set()
     for number, item in enumerate(value):
         if isinstance(item, dict) and "vertexSet" in item and "labels" in item:
+            check(LabelledDoc, item, path=str(path), line=None, at=f"[{number}]")
             entities: Sequence[Sequence[Mapping[str, Any]]] = item["vertexSet"]
             for label in item["labels"]:
                 for a in entities[label["h"]]:

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke import __version__
-from openodke.bench import redocred, text2kgbench
+from openodke.bench import formats, redocred, text2kgbench
+from openodke.bench.formats import check
 from openodke.bench.names import PredicateIndex
 from openodke.bench.writer import (
     PREPARED_BY,
@@ -99,14 +100,13 @@ def _reverse_rules_path(data_dir: Path, folder: Path) -> Path | None:
 
 def _read_split(path: Path) -> list[dict[str, Any]]:
     docs = redocred.read_json(path)
-    fields = {"title", "sents", "vertexSet", "labels"}
-    if not isinstance(docs, list) or not all(
-        isinstance(d, dict) and fields <= d.keys() for d in docs
-    ):
+    if not isinstance(docs, list):
         raise InputError(
-            "not a Re-DocRED split: expected a list of {title, sents, vertexSet, labels}",
+            "not a Re-DocRED split: expected a list of {title, sents, vertexSet, labels}, "
+            f"got {type(docs).__name__}",
             path=str(path),
         )
+    check(formats.split, docs, path=str(path))
     return docs
 
 
@@ -128,7 +128,11 @@ def prepare_redocred(
     check_max_tokens(max_tokens)
     check_out(out)
     folder = _redocred_dir(data_dir)
-    rel_info = redocred.read_json(folder / "rel_info.json")
+    rel_info = check(
+        formats.rel_info,
+        redocred.read_json(folder / "rel_info.json"),
+        path=str(folder / "rel_info.json"),
+    )
     all_docs = _read_split(folder / f"{split}_revised.json")
     docs = all_docs[:limit] if limit else all_docs
     other = "dev" if split == "test" else "test"
@@ -141,7 +145,11 @@ def prepare_redocred(
             f"No {other} split was found, so predicates have open domains and default importance."
         )
     rules_path = _reverse_rules_path(data_dir, folder)
-    rules = redocred.read_json(rules_path) if rules_path else None
+    rules = (
+        check(formats.reverse_rules, redocred.read_json(rules_path), path=str(rules_path))
+        if rules_path
+        else None
+    )
     if rules is None:
         notes.append("No reverse_rules.json was found, so no inverses are recorded.")
     ontology, details = redocred.build_ontology(rel_info, other_docs, rules)

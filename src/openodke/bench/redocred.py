@@ -10,15 +10,14 @@ document would share a key, the later one gets ``#<vertexSet index>`` appended
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from openodke.bench.names import entity_key, snake_case
-from openodke.errors import InputError
 from openodke.eval.stages.labels import GoldFact
+from openodke.safeio import read_json as safe_read_json
 from openodke.types import Entity, Evidence, Fact
 
 __all__ = [
@@ -57,13 +56,9 @@ INVERSE_SHARE = 0.9
 
 
 def read_json(path: Path) -> Any:
-    """Read a JSON file; InputError (exit 2) when it is missing or not JSON."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"not a JSON file ({error})", path=str(path)) from None
+    """Read a JSON file within the bounds of :mod:`openodke.safeio`; InputError (exit 2) when
+    it is missing, not a regular file or not JSON."""
+    return safe_read_json(path)
 
 
 def document_text(doc: Mapping[str, Any]) -> str:

@@ -8,7 +8,6 @@ alignment) or as Text2KGBench response rows, for the official scorers.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from openodke.bench import redocred, text2kgbench
 from openodke.bench.load import BenchSet, align_each
 from openodke.bench.names import entity_names
 from openodke.errors import InputError
+from openodke.safeio import open_regular, read_json
 from openodke.types import Entity, Evidence, Fact, Polarity
 
 __all__ = ["docred_facts", "facts_to_responses", "read_submission", "to_docred_submission"]
@@ -33,21 +33,12 @@ def read_submission(
     ``notes``.
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(file)) from None
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8", path=str(file)) from None
-    if text.lstrip().startswith("["):
+    with open_regular(file, what="predictions") as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf").lstrip()
+    if head.startswith(b"["):
         if bench.dataset != "redocred":
             raise InputError("a DocRED submission needs a Re-DocRED bench set", path=str(file))
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(
-                f"invalid JSON: {error.msg} at line {error.lineno}", path=str(file)
-            ) from None
+        items = read_json(file, what="a DocRED submission")
         return docred_facts(items, bench, source=str(file), notes=notes)
     rows = text2kgbench.read_responses(file)
     if bench.dataset != "text2kgbench":

@@ -9,17 +9,25 @@ as a value, written as in the data. A relation the ontology JSON lacks (the gold
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from openodke.bench.formats import (
+    TekgenGoldRow,
+    TekgenOntology,
+    TekgenSentence,
+    check,
+    check_file_id,
+)
 from openodke.bench.names import PredicateIndex, entity_key, pascal_case, snake_case
 from openodke.bench.redocred import read_json
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import iter_json_lines
 from openodke.eval.stages.labels import GoldFact
+from openodke.safeio import iter_json_lines, read_text
 from openodke.types import Entity, Evidence, Fact, SpanOrigin
 
 __all__ = [
@@ -70,7 +78,8 @@ def _number(path: Path) -> int:
 
 
 def _ontology_files(root: Path) -> dict[str, Path]:
-    files = sorted((root / "ontologies").glob("*_ontology.json"), key=_number)
+    names = [name for name in _listing(root / "ontologies") if name.endswith("_ontology.json")]
+    files = sorted((root / "ontologies" / name for name in names), key=_number)
     return {"ont_" + f.name.removesuffix("_ontology.json"): f for f in files}
 
 
@@ -89,27 +98,73 @@ def read_source(data_dir: Path, ontology: str) -> TekgenSource:
     """Read one ontology's files: ontology JSON, test sentences, ground truth, baselines."""
     root = locate(data_dir)
     oid = _resolve_id(root, ontology)
-    raw = read_json(_ontology_files(root)[oid])
-    gold_rows = [
-        row for _, row in iter_json_lines(root / "ground_truth" / f"{oid}_ground_truth.jsonl")
-    ]
+    raw = _ontology(_ontology_files(root)[oid])
+    gold_path = root / "ground_truth" / f"{oid}_ground_truth.jsonl"
+    gold_rows = _rows(gold_path, TekgenGoldRow)
     test_path = root / "test" / f"{oid}_test.jsonl"
-    sentences = [row for _, row in iter_json_lines(test_path)] if test_path.is_file() else gold_rows
+    sentences = _rows(test_path, TekgenSentence) if os.path.lexists(test_path) else gold_rows
     verified_path = root / "manually_verified_sentences" / f"selected_{oid}.txt"
     verified = None
-    if verified_path.is_file():
-        verified = [line.strip() for line in verified_path.read_text(encoding="utf-8").splitlines()]
-        verified = [line for line in verified if line]
+    if os.path.lexists(verified_path):
+        text = read_text(verified_path, what="a list of sentence ids")
+        verified = [line.strip() for line in text.splitlines() if line.strip()]
     baselines: dict[str, Path] = {}
-    for folder in sorted((root / "baselines").glob("*/llm_responses")):
-        found = sorted(folder.glob(f"{oid}_*.jsonl"))
+    for name in _listing(root / "baselines"):
+        folder = root / "baselines" / name / "llm_responses"
+        if not folder.is_dir():
+            continue
+        found = [
+            folder / f for f in _listing(folder) if f.startswith(f"{oid}_") and f.endswith(".jsonl")
+        ]
         if found:
-            baselines[folder.parent.name] = found[0]
+            baselines[name] = found[0]
     siblings: dict[str, str] = {}
     for path in _ontology_files(root).values():
-        for concept in read_json(path).get("concepts", []):
+        for concept in _ontology(path).get("concepts", []):
             siblings.setdefault(concept["qid"], concept["label"])
     return TekgenSource(root, oid, raw, sentences, gold_rows, verified, baselines, siblings)
+
+
+def _ontology(path: Path) -> dict[str, Any]:
+    value = read_json(path)
+    if not isinstance(value, dict):
+        raise InputError(
+            f"expected a Text2KGBench ontology object, got {type(value).__name__}", path=str(path)
+        )
+    return check(TekgenOntology, value, path=str(path))  # type: ignore[no-any-return]
+
+
+def _rows(path: Path, shape: type[TekgenSentence]) -> list[dict[str, Any]]:
+    """The rows of a sentence or ground-truth file, each checked; ids must name files."""
+    rows: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for line, row in iter_json_lines(path):
+        if not isinstance(row, dict):
+            raise InputError(
+                f"expected a JSON object, got {type(row).__name__}", path=str(path), line=line
+            )
+        check(shape, row, path=str(path), line=line)
+        check_file_id(row["id"], path=str(path), line=line)
+        if row["id"] in seen:
+            raise InputError(
+                f"id {row['id']!r} appears twice (first on line {seen[row['id']]})",
+                path=str(path),
+                line=line,
+            )
+        seen[row["id"]] = line
+        rows.append(row)
+    return rows
+
+
+def _listing(folder: Path) -> list[str]:
+    """The sorted entry names of ``folder`` (none when it does not exist); InputError when it
+    cannot be read, so no baseline is skipped silently."""
+    if not os.path.lexists(folder):
+        return []
+    try:
+        return sorted(os.listdir(folder))
+    except OSError as error:
+        raise InputError(f"cannot read the folder: {error.strerror}", path=str(folder)) from None
 
 
 def build_ontology(raw: Mapping[str, Any], sibling_concepts: Mapping[str, str]) -> dict[str, Any]:

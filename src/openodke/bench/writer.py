@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
+from openodke.safeio import read_json
 
 __all__ = [
     "DEFAULT_EXTRACT_MODEL",
@@ -87,8 +88,8 @@ def check_max_tokens(max_tokens: int | None) -> None:
 
 def _is_prepared(folder: Path) -> bool:
     try:
-        info = json.loads((folder / "dataset.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        info = read_json(folder / "dataset.json")
+    except InputError:
         return False
     return isinstance(info, dict) and info.get("prepared_by") == PREPARED_BY
 

@@ -14,7 +14,6 @@ cards. A judge is ``model`` plus ``prompt`` exactly; when several cards match, t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -30,6 +29,7 @@ from pydantic import (
 )
 
 from openodke.errors import InputError
+from openodke.safeio import read_json
 
 __all__ = [
     "Agreement",
@@ -89,13 +89,7 @@ class CalibrationCard(_Strict):
 
 def _read_file(path: Path) -> list[CalibrationCard]:
     where = str(path)
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=where) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        line = getattr(error, "lineno", None)
-        raise InputError(f"not a JSON calibration card ({error})", path=where, line=line) from None
+    data: Any = read_json(path, what="a JSON calibration card")
     rows = data if isinstance(data, list) else [data]
     cards: list[CalibrationCard] = []
     for index, row in enumerate(rows):

@@ -1,0 +1,26 @@
+"""The ``odke`` command line. :func:`entry` is the console script's entry point.
+
+It is defined here, in a module that imports nothing slow, so that Ctrl-C, SIGTERM or SIGHUP
+while the commands load (half a second) ends the run quietly with 128 + the signal's number, as it
+does once they have loaded (:mod:`openodke.cli.main`).
+"""
+
+from __future__ import annotations
+
+__all__ = ["entry"]
+
+
+def entry(argv: list[str] | None = None) -> None:
+    """Run ``odke``: load the commands, then hand over to :func:`openodke.cli.main.main`."""
+    import sys
+
+    from openodke.cli import signals
+    from openodke.errors import exit_code_for
+
+    try:
+        with signals.handled():
+            from openodke.cli.main import main as run
+    except KeyboardInterrupt as error:
+        sys.stderr.write("interrupted while starting; nothing was read or written\n")
+        sys.exit(exit_code_for(error))
+    run(argv)

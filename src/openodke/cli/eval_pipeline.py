@@ -8,6 +8,7 @@ file already written. Scored against ``--labels`` + ``--documents`` or a ``--ben
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,7 @@ import typer
 from openodke.cli.eval_extract import document_items
 from openodke.cli.options import Describe
 from openodke.errors import InputError
-from openodke.eval.diagnosis.track_record import default_path, record_prediction
+from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
 from openodke.eval.engine.fastload import PARALLEL_BYTES, without_gc
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.pipeline import collect, run_callable, run_command
@@ -36,6 +37,7 @@ from openodke.eval.report.render import render_report
 from openodke.interop import is_fact_rows
 from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
+from openodke.safeio import open_regular
 
 __all__ = ["is_submission", "register"]
 
@@ -45,18 +47,22 @@ Opt = typer.Option
 def is_submission(path: Path) -> bool:
     """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            first = next((line for line in handle if line.strip()), "")
-    except (OSError, UnicodeDecodeError):
+        with open_regular(path) as handle:
+            first = b""
+            while not first.strip() and (raw := handle.readline(_FIRST_LINE)):
+                first = raw.lstrip(b"\xef\xbb\xbf")
+    except (InputError, OSError):
         return False
-    if first.lstrip().startswith("["):
+    if first.lstrip().startswith(b"["):
         return True
     try:
         row = json.loads(first)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(row, dict) and "triples" in row and "id" in row and "subject" not in row
 
+
+_FIRST_LINE = 1 << 20  # bytes of the first line read to tell a submission
 
 _NOT_BUILT = {
     "--validator": "the Validator row needs the grounding stack, which this version does not build",
@@ -127,6 +133,8 @@ def pipeline(
             raise InputError(f"{flag} is not built: {_NOT_BUILT[flag]}")
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
     if bench is not None:
         if labels is not None or documents is not None:
             raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
@@ -248,8 +256,10 @@ def _emit(
                 typer.echo("")
                 typer.echo(table)
     outputs = []
+    items_text = None
     if items is not None:
-        outputs.append((items, document_items(result.score)))
+        items_text = document_items(result.score)
+        outputs.append((items, items_text))
     if report is not None:
         outputs.append((report, report_json(result.report)))
     write_outputs(outputs)
@@ -258,8 +268,9 @@ def _emit(
             record,
             fixes=result.findings.fixes,
             report=report,
-            items=items,
             config=result.findings.config,
+            # this run's items, as written: another run may replace the file meanwhile
+            items_sha256=None if items_text is None else sha256_text(items_text),
         )
         count = len(line.fixes)
         typer.echo(

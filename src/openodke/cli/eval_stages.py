@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import load_jsonl, write_outputs
+from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.report.build import from_stage, report_json
 from openodke.eval.stages.gate import evaluate_gate, gate_items, gate_labels
 from openodke.eval.stages.ground import evaluate_grounding, ground_labels, grounding_items
@@ -42,6 +42,7 @@ from openodke.eval.stages.score import evaluate_calibration, score_labels
 from openodke.eval.stages.spans import evaluate_spans, load_facts
 from openodke.eval.stages.stage_report import StageReport
 from openodke.protocols import load_stage
+from openodke.safeio import load_jsonl
 
 __all__ = ["STAGES", "StageSpec", "register", "stage_command"]
 

@@ -1,20 +1,26 @@
 """The ``odke`` (alias ``openodke``) command: a thin layer over the library.
 
 Each command group lives in its own module with a ``register(app)`` function; this module only
-assembles the ones a command line needs (when :func:`main` runs) and maps errors to exit codes in
-one place.
+assembles the ones a command line needs (when :func:`main` runs) and is the one error boundary:
+an expected error prints one line and exits with its code; anything unexpected prints one line
+naming the command and its inputs (``--debug`` shows the traceback) and exits 1; a signal (Ctrl-C,
+SIGTERM, SIGHUP) exits 128 + its number once the clean-up has run. Nothing prints a traceback
+unless ``--debug`` asks for it.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 import typer
 
 from openodke import __version__
-from openodke.errors import OdkeError, exit_code_for
+from openodke.cli import signals
+from openodke.cli.guard import check_paths
+from openodke.errors import OdkeError, Terminated, exit_code_for
 
 __all__ = ["app", "bench_app", "eval_app", "label_app", "main"]
 
@@ -63,7 +69,7 @@ def _root(
     debug: bool = typer.Option(False, "--debug", help="Show the traceback of an expected error."),
 ) -> None:
     """odke: documents in, facts out; how good is it, where does it lose facts, was it real?"""
-    _State.debug = debug
+    _State.debug = _State.debug or debug
 
 
 class _State:
@@ -113,16 +119,86 @@ def _try_import(name: str):  # type: ignore[no-untyped-def]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the CLI; an expected error prints one line and exits with its code, no traceback."""
-    args = sys.argv[1:] if argv is None else argv
-    _register(args)
+    """Run the CLI; every way it can end is an exit code and at most one line on stderr.
+
+    ``--debug`` is taken anywhere on the command line (it is a global option).
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    _State.debug = "--debug" in args
+    if _State.debug:
+        args = [word for word in args if word != "--debug"]
+    with signals.handled():
+        try:
+            _register(args)
+            check_paths(args)
+            app(args=args, prog_name="odke")
+        except OdkeError as error:
+            if _State.debug:
+                raise
+            _fail(f"error: {error}", exit_code_for(error))
+        except KeyboardInterrupt as error:
+            _interrupted(error)
+        except SystemExit as done:
+            stopped = signals.received()
+            if stopped is not None:  # typer turns an interrupt into exit 130
+                _interrupted(Terminated(stopped))
+            _flush()
+            raise done from None
+        except Exception as error:
+            if _State.debug:
+                raise
+            _fail(_unexpected(error, args), 1)
+        _flush()
+
+
+def _fail(line: str, code: int) -> None:
+    _flush()
+    sys.stderr.write(line.rstrip("\n") + "\n")
+    sys.exit(code)
+
+
+def _interrupted(error: KeyboardInterrupt) -> None:
+    code = exit_code_for(error)
+    if isinstance(error, Terminated) and error.signum != signals.HANDLED[0]:
+        name = {1: "SIGHUP", 15: "SIGTERM"}.get(error.signum, f"signal {error.signum}")
+        _fail(f"stopped by {name}; temp files removed", code)
+    _fail("interrupted; temp files removed", code)
+
+
+def _flush() -> None:
+    """Flush stdout; when its reader went away (``odke ... | head``), stop writing to it."""
     try:
-        app(args=args, prog_name="odke")
-    except OdkeError as error:
-        if _State.debug:
-            raise
-        sys.stderr.write(f"error: {error}\n")
-        sys.exit(exit_code_for(error))
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        sys.exit(130)
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
+def _unexpected(error: BaseException, args: Sequence[str]) -> str:
+    """One line for an exception nobody expected: the command, its inputs, the --debug hint."""
+    words = [word for word in args if not word.startswith("-")]
+    command = " ".join(["odke", *words[:2]]) if words[:1] in (["eval"], ["bench"]) else "odke"
+    if command == "odke" and words:
+        command = f"odke {words[0]}"
+    inputs = _named_inputs(args)
+    where = f" on {', '.join(inputs)}" if inputs else ""
+    what = " ".join(str(error).split())[:200]
+    kind = type(error).__name__
+    return (
+        f"error: {command} failed unexpectedly{where}: {kind}"
+        + (f": {what}" if what else "")
+        + "; this is a bug in openodke: rerun with --debug for the traceback and report it"
+    )
+
+
+def _named_inputs(args: Sequence[str]) -> list[str]:
+    named: list[str] = []
+    for index, word in enumerate(args):
+        if word.startswith("-") or not os.path.lexists(word):
+            continue
+        before = args[index - 1] if index else ""
+        named.append(f"{before} {word}" if before.startswith("--") else word)
+    return named[:6]

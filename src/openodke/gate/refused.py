@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke.errors import InputError
 from openodke.ground.files import write_files
+from openodke.safeio import iter_lines, parse_json
 from openodke.types import Fact
 
 __all__ = ["REFUSED_FILE", "RefusedFact", "read_refused", "refused_lines", "write_refused"]
@@ -52,18 +52,11 @@ def write_refused(path: str | Path, refused: Iterable[tuple[Fact, str] | Refused
 def read_refused(path: str | Path) -> list[RefusedFact]:
     """Read a ``refused.jsonl`` (or the one in a folder); InputError at ``path:line`` on a bad line."""
     target = _target(path)
-    try:
-        lines = target.read_text(encoding="utf-8-sig").splitlines()
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(target)) from None
     rows: list[RefusedFact] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    name = str(target)
+    for number, line in iter_lines(name, what="refused.jsonl"):
         try:
-            rows.append(RefusedFact.model_validate(json.loads(line)))
-        except json.JSONDecodeError as error:
-            raise InputError(f"invalid JSON: {error.msg}", path=str(target), line=number) from None
+            rows.append(RefusedFact.model_validate(parse_json(line, path=name, line=number)))
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "row"

@@ -9,18 +9,17 @@ Relative paths resolve against the config's folder.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from openodke.errors import InputError
 from openodke.llm import Budget, ModelRoles, cache_location
 from openodke.ontology import did_you_mean
+from openodke.safeio import read_json, read_yaml
 
 __all__ = ["GROUNDER_OPTIONS", "GroundSettings", "read_settings"]
 
@@ -91,22 +90,9 @@ class GroundSettings:
 
 
 def _load(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(path)) from None
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            return yaml.safe_load(text)
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg}", path=str(path), line=error.lineno) from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(
-            f"not YAML: {getattr(error, 'problem', error)}", path=str(path), line=line
-        ) from None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return read_yaml(path, what="a run config")
+    return read_json(path, what="a run config")
 
 
 def _mapping(value: Any, where: str, path: Path) -> dict[str, Any]:

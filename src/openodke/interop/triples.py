@@ -16,9 +16,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import atomic_write_text, iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import atomic_write_text, validation_message
 from openodke.ontology import LITERAL_TYPES, Ontology
 from openodke.ontology.checks import did_you_mean
+from openodke.safeio import iter_json_lines, open_regular
 from openodke.types import (
     Document,
     Entity,
@@ -197,16 +198,19 @@ def is_fact_rows(path: str | Path) -> bool:
     read or parsed is not Fact rows; reading it as triples then names the problem.
     """
     try:
-        with Path(path).open("rb") as handle:
-            for raw in handle:
+        with open_regular(path) as handle:
+            while raw := handle.readline(_FIRST_LINE):
                 line = raw.lstrip(b"\xef\xbb\xbf").strip()
                 if not line:
                     continue
                 value = json.loads(line.decode("utf-8"))
                 return isinstance(value, dict) and isinstance(value.get("subject"), dict)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (InputError, OSError, RecursionError, ValueError):
         return False
     return False
+
+
+_FIRST_LINE = 1 << 20  # a first line longer than this is not taken for a Fact row
 
 
 def entity_key(type_name: str, name: str) -> str:

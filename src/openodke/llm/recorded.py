@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from openodke.errors import InputError
 from openodke.llm.base import LLMResponse, Message, ModelSpec
 from openodke.llm.parse import first_line, joined, parse_reply
+from openodke.safeio import read_json
 
 __all__ = ["Cassette", "RecordedClient", "ReplayClient", "ScriptedClient", "load_replay"]
 
@@ -79,12 +80,7 @@ class _Entry(BaseModel):
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(path)) from error
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg}", path=str(path), line=error.lineno) from error
+    return read_json(path, what="JSON")
 
 
 def _where(error: ValidationError) -> str:

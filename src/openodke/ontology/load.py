@@ -16,12 +16,12 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from openodke.errors import InputError, OntologyLoadError
 from openodke.ontology.checks import check_ontology, did_you_mean
 from openodke.ontology.model import EntityType, OntologyData, Predicate, Qualifier
+from openodke.safeio import decode, load_yaml, max_yaml_bytes, parse_json, read_bytes
 
 __all__ = ["build", "pydantic_mapping", "read_json", "read_yaml"]
 
@@ -54,45 +54,21 @@ def build(
 
 def read_json(path: str | Path) -> Any:
     """An ontology JSON file's data; invalid JSON is an InputError at ``path:line``."""
-    text = _read(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(
-            f"invalid JSON: {error.msg} at column {error.colno}", path=str(path), line=error.lineno
-        ) from None
+    name = str(path)
+    data = read_bytes(name, what="an ontology file")
+    if not data.strip().lstrip(b"\xef\xbb\xbf").strip():
+        raise InputError("empty file: expected an ontology object", path=name)
+    return parse_json(data, path=name)
 
 
 def read_yaml(path: str | Path) -> Any:
-    """An ontology YAML file's data; invalid YAML is an InputError at ``path:line``."""
-    text = _read(path)
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(f"invalid YAML: {problem}", path=str(path), line=line) from None
-
-
-def _read(path: str | Path) -> str:
+    """An ontology YAML file's data; invalid YAML is an InputError at ``path:line``; anchors
+    and aliases are bounded (:mod:`openodke.safeio`)."""
     name = str(path)
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, expected an ontology file", path=name) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=name) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise InputError("not UTF-8", path=name, line=line) from None
+    text = decode(read_bytes(name, what="an ontology file", limit=max_yaml_bytes()), path=name)
     if not text.strip():
         raise InputError("empty file: expected an ontology object", path=name)
-    return text
+    return load_yaml(text, path=name)
 
 
 _FIELDS_AT: dict[str, type[BaseModel]] = {

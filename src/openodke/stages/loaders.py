@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
+from openodke.safeio import read_bytes, walk_files
 from openodke.types import Document, Modality, SourceTier
 
 __all__ = [
@@ -51,14 +52,9 @@ def document_id(path: Path, base_dir: Path) -> str:
 
 def read_text(path: Path, encoding: str = "utf-8") -> str:
     """The file decoded with ``encoding`` (UTF-8 drops a byte-order mark); InputError otherwise."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a folder: use the directory loader", path=str(path)) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(path)) from None
+    if path.is_dir():
+        raise InputError("is a folder: use the directory loader", path=str(path))
+    raw = read_bytes(path, what="a document file")
     codec = "utf-8-sig" if encoding.replace("_", "-").casefold() in {"utf-8", "utf8"} else encoding
     try:
         return raw.decode(codec)
@@ -205,7 +201,10 @@ class DirectoryLoader(_FileLoader):
             what = "no such folder" if not path.exists() else "is a file, expected a folder"
             raise InputError(what, path=str(path))
         documents: list[Document] = []
-        for file in sorted(p for p in path.glob(self.pattern) if p.is_file()):
+        matched = set(path.glob(self.pattern))
+        for file in walk_files(path, what="documents"):
+            if file not in matched:
+                continue
             relative = file.relative_to(path)
             if any(part.startswith(".") for part in relative.parts):
                 continue

@@ -18,6 +18,7 @@ from typing import Any
 
 from openodke.errors import InputError
 from openodke.ontology.checks import did_you_mean
+from openodke.safeio import max_line_bytes, parse_json
 from openodke.stages.loaders import _FileLoader, document_id, read_text
 from openodke.types import Document, Modality, SourceTier
 
@@ -82,14 +83,9 @@ class JsonlLoader(_RecordLoader):
         for number, line in enumerate(text.split("\n"), start=1):
             if not line.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise InputError(
-                    f"invalid JSON: {error.msg} at column {error.colno}",
-                    path=str(path),
-                    line=number,
-                ) from None
+            if len(line) > max_line_bytes():
+                raise InputError("line too long", path=str(path), line=number)
+            row = parse_json(line, path=str(path), line=number)
             if not isinstance(row, dict):
                 raise InputError(
                     f"expected a JSON object, got {type(row).__name__}", path=str(path), line=number

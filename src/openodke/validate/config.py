@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from openodke.errors import InputError
 from openodke.llm import Budget, ModelRoles
 from openodke.ontology.checks import did_you_mean
+from openodke.safeio import decode, load_yaml, max_yaml_bytes, read_bytes
 
 __all__ = ["KEYS", "ValidateConfig", "read_config"]
 
@@ -126,18 +127,8 @@ def _lines(node: Any, prefix: str, out: dict[str, int]) -> None:
 def read_config(path: str | Path) -> ValidateConfig:
     """Read a YAML or JSON run config; InputError at ``path:line`` for what ``validate`` needs."""
     where = Path(path)
-    try:
-        text = where.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(where)) from None
-    try:
-        data = yaml.safe_load(text) if text.strip() else None
-        root = yaml.compose(text) if text.strip() else None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(error, "problem", None) or str(error)
-        raise InputError(f"not YAML or JSON: {problem}", path=str(where), line=line) from None
+    text = decode(read_bytes(where, what="a run config", limit=max_yaml_bytes()), path=str(where))
+    data, root = load_yaml(text, path=str(where), node=True) if text.strip() else (None, None)
     if not isinstance(data, dict):
         raise InputError("expected a mapping of run config keys", path=str(where))
     lines: dict[str, int] = {}

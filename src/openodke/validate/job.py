@@ -36,6 +36,7 @@ from openodke.llm import (
 )
 from openodke.ontology import Ontology
 from openodke.ontology.checks import did_you_mean
+from openodke.safeio import decode, iter_lines, parse_json, read_bytes
 from openodke.sinks import JsonlSink
 from openodke.stages import (
     STAGE_KINDS,
@@ -119,12 +120,9 @@ def _rows(facts: Path, documents: list[Document], adapter: str) -> list[Fact | T
 def _fact_rows(path: Path) -> list[Fact]:
     """Fact rows (a sink's ``facts.jsonl``); InputError at ``path:line`` on a bad one."""
     rows: list[Fact] = []
-    text = path.read_text(encoding="utf-8-sig")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in iter_lines(path, what="Fact rows (JSONL)"):
         try:
-            rows.append(Fact.model_validate_json(line))
+            rows.append(Fact.model_validate(parse_json(line, path=str(path), line=number)))
         except ValidationError as error:
             problem = error.errors()[0]
             where = ".".join(str(p) for p in problem["loc"]) or "row"
@@ -289,7 +287,7 @@ def manifest_keys(job: ValidateJob, graph: KnowledgeGraph) -> dict[str, Any]:
     """What the run adds to the sink's manifest: versions, hashes, models, prompts, times."""
     keys: dict[str, Any] = {"manifest_version": 1}
     if job.config is not None:
-        raw = job.config.path.read_text(encoding="utf-8-sig")
+        raw = decode(read_bytes(job.config.path, what="a run config"), path=str(job.config.path))
         keys["config_sha256"] = _sha256(raw)
         keys["config"] = strip_secrets(job.config.data)
     keys["models"] = {"ground": {"asked": job.roles.ground.model, "served": None}}

@@ -175,7 +175,8 @@ def test_reference_rates_from_a_report_file(tmp_path: Path) -> None:
         diagnosis({"never_offered": 10}, gold=100, hits=30, rates={"offered": (351, 1000)})
     )
     path = tmp_path / "other.json"
-    path.write_text(json.dumps({"fixes": [f.model_dump(mode="json") for f in other]}), "utf-8")
+    report = {"schema_version": "1.4", "fixes": [f.model_dump(mode="json") for f in other]}
+    path.write_text(json.dumps(report), "utf-8")
     rates = reference_rates(path)
     assert rates["offer-relations"] == pytest.approx(0.351)
     assert rates["reextract"] == pytest.approx(0.3)  # the row's recall, 30 of 100

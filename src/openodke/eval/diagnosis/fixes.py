@@ -21,7 +21,6 @@ other runs) and not printed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -32,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
 from openodke.eval.diagnosis.models import Diagnosis, Rate, Replay
+from openodke.safeio import read_json
 
 __all__ = ["FIXES", "Fix", "FixRecall", "FixSpec", "fixes", "reference_rates", "render_fixes"]
 
@@ -146,7 +146,8 @@ _PHRASES = {
     "same_sentence": "its recall on facts within one sentence",
     "short_documents": "its recall on documents up to the median length",
 }
-_RATE_IN_BASIS = re.compile(r"\(([^()]*): ([\d,]+) of ([\d,]+)\)")
+# Counts of at most 30 characters: a longer "number" is not one this code wrote.
+_RATE_IN_BASIS = re.compile(r"\(([^()]*): ([\d,]{1,30}) of ([\d,]{1,30})\)")
 
 
 class FixRecall(BaseModel):
@@ -205,30 +206,48 @@ def _delta(after: float | None, before: float | None) -> float | None:
     return None if after is None or before is None else after - before
 
 
+def _read_reference(path: Path) -> Any:
+    """Another system's report: JSON read within bounds, with a schema_version this version
+    reads (1.x); none, null or another major is refused."""
+    from openodke.eval.report.io import check_major
+
+    reference = read_json(path, what="an eval report (--reference)")
+    if not isinstance(reference, Mapping):
+        raise InputError(
+            f"expected an eval report (an object), got {type(reference).__name__}", path=str(path)
+        )
+    if not isinstance(reference.get("schema_version"), str):
+        raise InputError(
+            "not an eval report: schema_version is missing or not a string (expected 1.x)",
+            path=str(path),
+        )
+    check_major(dict(reference), path)
+    return reference
+
+
 def reference_rates(reference: Any) -> dict[str, float]:
     """Fix id -> the rate another system's report used for it (from each fix's basis).
 
     ``reference`` is a path to an EvalReport (or any JSON with ``fixes``), the parsed mapping,
     or a list of fixes (Fix or their JSON). Exact and unconfirmed fixes carry no rate.
     """
+    where: str | None = None
     if isinstance(reference, str | Path):
-        path = Path(reference)
-        try:
-            reference = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise InputError(f"cannot read the reference report: {error}", path=str(path)) from None
-        if isinstance(reference, Mapping) and "schema_version" in reference:
-            from openodke.eval.report.io import check_major
-
-            check_major(dict(reference), path)
+        where = str(reference)
+        reference = _read_reference(Path(reference))
     if isinstance(reference, Mapping):
         reference = reference.get("fixes")
         if reference is None:
-            raise InputError("the reference report has no fixes")
+            raise InputError("the reference report has no fixes", path=where)
+    if not isinstance(reference, list | tuple):
+        raise InputError("fixes: expected a list of fixes", path=where)
     rates: dict[str, float] = {}
-    for fix in reference or ():
+    for number, fix in enumerate(reference):
         data = fix.model_dump() if isinstance(fix, BaseModel) else fix
-        recall = data.get("recall") or {}
+        recall = data.get("recall") if isinstance(data, Mapping) else None
+        if not isinstance(data, Mapping) or not isinstance(recall or {}, Mapping):
+            raise InputError(f"fixes.{number}: expected a fix object", path=where)
+        recall = recall or {}
         if recall.get("exact"):
             continue
         found = _RATE_IN_BASIS.search(str(recall.get("basis", "")))

@@ -15,15 +15,15 @@ the relations offered per type. Extractors:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import yaml
+from pydantic import ValidationError
 
-from openodke.errors import InputError
+from openodke.errors import InputError, OdkeError
 from openodke.eval.diagnosis.models import Offered
 from openodke.ontology import DEFAULT_SNIPPET_LIMIT, Ontology
+from openodke.safeio import read_json, read_yaml
 
 __all__ = ["config_from_trace", "offered_from_config", "offered_from_trace", "read_trace"]
 
@@ -31,17 +31,10 @@ __all__ = ["config_from_trace", "offered_from_config", "offered_from_trace", "re
 def read_trace(path: str | Path) -> dict[str, Any]:
     """The trace file's mapping (YAML by suffix, else JSON); InputError when unreadable."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read the trace: {error.strerror}", path=str(file)) from None
-    try:
-        if file.suffix.casefold() in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise InputError(f"not a manifest or run config: {error}", path=str(file)) from None
+    if file.suffix.casefold() in (".yaml", ".yml"):
+        data = read_yaml(file, what="a manifest or run config")
+    else:
+        data = read_json(file, what="a manifest or run config")
     if not isinstance(data, dict):
         raise InputError("expected a manifest or run config (a mapping)", path=str(file))
     return data
@@ -131,6 +124,21 @@ def offered_from_trace(path: str | Path, ontology: Ontology | None = None) -> Of
     file = Path(path)
     data = read_trace(file)
     where = str(file)
+    try:
+        return _offered(data, file, where, ontology)
+    except OdkeError:
+        raise
+    except (TypeError, ValueError, AttributeError) as error:
+        # A value of the wrong type deep in a hand-written config (types: 3, stats: [])
+        message = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
+        raise InputError(
+            f"cannot tell what the extractor was offered: {message}", path=where
+        ) from None
+
+
+def _offered(
+    data: dict[str, Any], file: Path, where: str, ontology: Ontology | None
+) -> Offered | None:
     if _is_manifest(data):
         coverage = (data.get("stats") or {}).get("coverage")
         if isinstance(coverage, dict) and isinstance(coverage.get("offered"), dict):

@@ -18,7 +18,12 @@ unset; a bare stage name (``extractor: llm``) reads as ``{use: llm}`` and a bare
 
 Appends are atomic and safe when two processes write at once: the file is opened with
 ``O_APPEND``, locked (``fcntl.flock``, or ``msvcrt.locking`` on Windows: ``openodke._locking``),
-and each call's lines go in one ``os.write``.
+and each call's lines go in one ``os.write``; a write that fails part way (a full disk, a file
+size limit) is cut back to where the file ended, so no half line is left. A predicted line is
+made whole in memory: the fixes and the hash of the items text that same run wrote (never the
+file re-read, which another run may have replaced meanwhile). Configs are written with their
+secrets stripped (``openodke.llm.strip_secrets``). A reader refuses a line it cannot read
+(``path:line``), a half line included: nothing is skipped silently. DECISIONS #96.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import difflib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -34,10 +40,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke._locking import locked
-from openodke.errors import InputError
+from openodke.errors import InputError, OutputError
 from openodke.eval.compare import Comparison
 from openodke.eval.diagnosis.fixes import FIXES, Fix
-from openodke.eval.engine.jsonl import iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import validation_message
+from openodke.safeio import iter_lines, open_regular, parse_json
 
 __all__ = [
     "MeasuredLine",
@@ -55,6 +62,7 @@ __all__ = [
     "record_prediction",
     "render_measured",
     "sha256_file",
+    "sha256_text",
 ]
 
 TRACK_RECORD = "track-record.jsonl"
@@ -115,11 +123,21 @@ class RecordResult(_Line):
 
 
 def sha256_file(path: str | Path) -> str:
-    """SHA-256 hex of a file's bytes; InputError when it cannot be read."""
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(path)) from None
+    """SHA-256 hex of a file's bytes, read in blocks; InputError when it cannot be read."""
+    digest = hashlib.sha256()
+    with open_regular(path, what="an items file") as handle:
+        try:
+            while block := handle.read(1 << 20):
+                digest.update(block)
+        except OSError as error:
+            raise InputError(f"cannot read: {error.strerror}", path=str(path)) from None
+    return digest.hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    """SHA-256 hex of ``text`` as written (UTF-8): what :func:`sha256_file` gives for the file
+    holding exactly that text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def default_path(report: str | Path) -> Path:
@@ -128,9 +146,17 @@ def default_path(report: str | Path) -> Path:
 
 
 def append_lines(path: str | Path, lines: Sequence[BaseModel | Mapping[str, Any]]) -> None:
-    """Append JSON lines atomically: O_APPEND, an exclusive lock, one ``os.write`` for all."""
+    """Append JSON lines atomically: O_APPEND, an exclusive lock, one ``os.write`` for all.
+
+    A write that fails part way is cut back (``ftruncate``) to where the file ended, so the file
+    never holds half a line: InputError for a path that cannot be a file (a folder, no
+    permission), OutputError for a full disk or a file size limit. A file whose last line has no
+    line end (a writer killed mid-line) gets one first, so this record is a line of its own.
+    """
     if not lines:
         return
+    from openodke.llm.redact import scrub_text
+
     text = "".join(
         (
             line.model_dump_json()
@@ -140,17 +166,41 @@ def append_lines(path: str | Path, lines: Sequence[BaseModel | Mapping[str, Any]
         + "\n"
         for line in lines
     )
-    data = text.encode("utf-8")
+    data = scrub_text(text).encode("utf-8")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except (IsADirectoryError, NotADirectoryError, PermissionError, FileExistsError) as error:
+        raise InputError(
+            f"cannot append to the track record: {error.strerror}", path=str(target)
+        ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError("the track record is not a regular file", path=str(target))
         with locked(fd):
-            written = os.write(fd, data)
-            while written < len(data):  # a regular file takes it whole; this is belt and braces
-                written += os.write(fd, data[written:])
+            _append(fd, data, target)
     finally:
         os.close(fd)
+
+
+def _append(fd: int, data: bytes, target: Path) -> None:
+    """Write ``data`` at the end of the locked file ``fd``, all of it or none."""
+    end = os.fstat(fd).st_size
+    if end and os.pread(fd, 1, end - 1) != b"\n":
+        data = b"\n" + data
+    written = 0
+    try:
+        while written < len(data):  # a regular file takes it whole; this is belt and braces
+            written += os.write(fd, data[written:])
+    except BaseException as error:
+        os.ftruncate(fd, end)  # no half line, whatever stopped the write
+        if isinstance(error, OSError):
+            raise OutputError(
+                f"cannot append to the track record {target}: {error.strerror or error}; "
+                "nothing was appended"
+            ) from None
+        raise
 
 
 def record_prediction(
@@ -160,12 +210,22 @@ def record_prediction(
     report: str | Path | None = None,
     items: str | Path | None = None,
     config: Mapping[str, Any] | None = None,
+    items_sha256: str | None = None,
 ) -> PredictedLine:
-    """Append a report's predicted line (``items`` is hashed when given) and return it."""
+    """Append a report's predicted line and return it.
+
+    ``items_sha256`` is the hash of the items text this run wrote (:func:`sha256_text`); pass
+    it, so the line pairs these fixes with these items even when another run rewrites the items
+    file meanwhile. Without it ``items`` is hashed as it is on disk.
+    """
+    from openodke.llm.redact import strip_secrets
+
+    if items_sha256 is None and items is not None:
+        items_sha256 = sha256_file(items)
     line = PredictedLine(
         report=None if report is None else str(report),
-        items_sha256=None if items is None else sha256_file(items),
-        config=None if config is None else dict(config),
+        items_sha256=items_sha256,
+        config=None if config is None else strip_secrets(dict(config)),
         fixes=[
             PredictedFix(id=f.id, expected=f.recall.expected, ceiling=f.recall.ceiling)
             for f in fixes
@@ -178,9 +238,9 @@ def record_prediction(
 def read_track_record(path: str | Path) -> list[PredictedLine | MeasuredLine]:
     """Every line of a track record, in order; InputError names a bad line (path:line)."""
     out: list[PredictedLine | MeasuredLine] = []
-    if Path(path).is_file() and not Path(path).read_bytes().strip():
-        return out  # created, nothing appended yet
-    for number, value in iter_json_lines(path):
+    name = str(path)
+    for number, raw in iter_lines(name, what="a track record (JSONL)"):
+        value = parse_json(raw, path=name, line=number)
         kind = value.get("kind") if isinstance(value, dict) else None
         model: type[PredictedLine] | type[MeasuredLine]
         if kind == "predicted":
@@ -283,7 +343,7 @@ def record_comparison(
     def nothing(note: str) -> RecordResult:
         return RecordResult(path=str(path), lines=[], notes=[note])
 
-    if not Path(path).is_file():
+    if not os.path.lexists(path):
         return nothing(f"no track record at {path}: nothing recorded")
     lines = read_track_record(path)
     sha_a, sha_b = sha256_file(a_items), sha256_file(b_items)
@@ -373,7 +433,7 @@ def render_measured(line: MeasuredLine) -> str:
 
 def attach_records(found: Sequence[Fix], path: str | Path) -> list[Fix]:
     """``found`` with each fix's ``record``: the latest measured line for its id, if any."""
-    if not Path(path).is_file():
+    if not os.path.lexists(path):
         return list(found)
     latest: dict[str, MeasuredLine] = {}
     for line in read_track_record(path):

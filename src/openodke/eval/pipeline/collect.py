@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke.errors import InputError, PipelineError
-from openodke.eval.engine.jsonl import load_jsonl, validation_message
+from openodke.eval.engine.jsonl import validation_message
 from openodke.interop import (
     EVIDENCE_KINDS,
     DocumentIndex,
@@ -33,6 +33,7 @@ from openodke.interop import (
 from openodke.interop.adapters import adapter_for, adapter_notes, rows_from_objects
 from openodke.interop.triples import unknown_fields
 from openodke.ontology import Ontology
+from openodke.safeio import load_jsonl, max_file_bytes, max_line_bytes
 from openodke.types import Document, Fact
 
 __all__ = ["Collected", "as_rows", "check_last_line", "collect"]
@@ -168,9 +169,11 @@ def check_last_line(path: str | Path, *, from_command: bool = False) -> None:
         if handle.read(1) == b"\n":
             return
         start, last = _last_line(handle, size)
+    if last is None:  # longer than a line may be: the reader refuses it, naming its line
+        return
     if not last.strip() or _is_json(last):
         return
-    if _is_json(file.read_bytes()):
+    if size <= max_file_bytes() and _is_json(file.read_bytes()):
         return
     line = _count_newlines(file, start) + 1
     if from_command:
@@ -185,26 +188,31 @@ def check_last_line(path: str | Path, *, from_command: bool = False) -> None:
     )
 
 
-def _last_line(handle: Any, size: int) -> tuple[int, bytes]:
-    """``(offset where the last line starts, its bytes)``, reading backwards by blocks."""
-    tail = b""
+def _last_line(handle: Any, size: int) -> tuple[int, bytes | None]:
+    """``(offset where the last line starts, its bytes)``, reading backwards by blocks; the
+    bytes are None when the line is longer than a line may be. Linear: blocks are joined once."""
+    blocks: list[bytes] = []
     position = size
+    cap = max_line_bytes()
     while position > 0:
+        if size - position > cap:
+            return position, None
         step = min(_BLOCK, position)
         position -= step
         handle.seek(position)
         block = handle.read(step)
         cut = block.rfind(b"\n")
         if cut >= 0:
-            return position + cut + 1, block[cut + 1 :] + tail
-        tail = block + tail
-    return 0, tail
+            blocks.append(block[cut + 1 :])
+            return position + cut + 1, b"".join(reversed(blocks))
+        blocks.append(block)
+    return 0, b"".join(reversed(blocks))
 
 
 def _is_json(data: bytes) -> bool:
     try:
         json.loads(data)  # bytes: the encoding (and a byte-order mark) is detected
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError: ValueErrors
         return False
     return True
 

@@ -14,6 +14,7 @@ Without ``with``, call ``ran.cleanup()`` when done reading.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -146,8 +147,8 @@ def run_command(
     argv = _split(cmd)
     if workdir is not None and not Path(workdir).is_dir():
         raise InputError("--cmd: working folder does not exist", path=str(workdir))
-    if timeout <= 0:
-        raise InputError(f"--timeout must be more than 0 seconds, got {timeout:g}")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
     names = file_names(documents)
     in_dir = Path(tempfile.mkdtemp(prefix="odke-in-"))
     out_dir = Path(tempfile.mkdtemp(prefix="odke-out-"))
@@ -159,8 +160,13 @@ def run_command(
             if doc.id in written:
                 continue
             written.add(doc.id)
-            with (in_dir / names[doc.id]).open("w", encoding="utf-8", newline="") as handle:
-                handle.write(doc.text)
+            try:
+                data = doc.text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(
+                    f"document {doc.id!r}: its text holds a lone surrogate, not valid Unicode"
+                ) from None
+            (in_dir / names[doc.id]).write_bytes(data)
         argv = [arg.replace(IN, str(in_dir)).replace(OUT, str(out_path)) for arg in argv]
         seconds, stderr_tail, stdout_bytes = _execute(argv, timeout, workdir, kill_grace, on_stderr)
         if _wrote_nothing(out_path):

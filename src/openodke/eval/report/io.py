@@ -19,6 +19,7 @@ from jsonschema.exceptions import ValidationError as SchemaError
 from openodke.errors import InputError, ReportBug
 from openodke.eval.engine.jsonl import atomic_write_text
 from openodke.eval.report.models import SCHEMA_VERSION, EvalReport
+from openodke.safeio import read_json
 
 __all__ = [
     "SCHEMA_FILE",
@@ -158,12 +159,7 @@ def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     """Read a report: a later minor for the fields this version knows, an earlier one with the
     fields it predates as null. Another major, invalid JSON or a schema mismatch is exit 2."""
     name = Path(path).name
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise InputError("no such file", path=str(path)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"not a JSON report ({error})", path=str(path)) from None
+    data = read_json(path, what="a JSON report")
     if not isinstance(data, dict) or not isinstance(data.get("schema_version"), str):
         raise InputError("not an eval report: no schema_version", path=str(path))
     version = data["schema_version"]

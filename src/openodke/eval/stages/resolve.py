@@ -14,9 +14,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import validation_message
 from openodke.eval.stages.labels import LinkRow, PairLabel
 from openodke.eval.stages.stage_report import StageReport, f1_of, safe_div
+from openodke.safeio import iter_json_lines
 from openodke.types import EntityLink
 
 __all__ = ["evaluate_resolution", "links_from_clusters", "load_links"]

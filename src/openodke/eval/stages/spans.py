@@ -6,6 +6,7 @@ the not_found rate measures citation quality rather than the extractor's truthfu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.stages.stage_report import StageReport, safe_div
+from openodke.safeio import load_jsonl
 from openodke.types import Fact, GroundingVerdict, SpanOrigin
 
 __all__ = ["evaluate_spans", "load_facts", "span_width"]
@@ -127,6 +128,6 @@ def load_facts(path: str | Path) -> list[Fact]:
     target = Path(path)
     if target.is_dir():
         target = target / "facts.jsonl"
-        if not target.is_file():
+        if not os.path.lexists(target):
             raise InputError("no facts.jsonl in this folder", path=str(path))
     return load_jsonl(target, Fact)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import iter_json_lines, validation_message
+from openodke.eval.engine.jsonl import validation_message
 from openodke.interop.match import DocumentIndex
+from openodke.safeio import JSONSyntaxError, iter_json_lines, parse_json, read_bytes
 from openodke.types import Document
 
 __all__ = ["Problem", "as_index", "plain", "read_records", "scalar", "why"]
@@ -30,17 +30,10 @@ def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
     A JSON file's records have no line (None); a JSONL file's have their line number.
     """
     name = str(path)
+    data = read_bytes(name, what="a JSON or JSONL file")
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, expected a JSON or JSONL file", path=name) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read: {error}", path=name) from None
-    try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
+        whole = parse_json(data, path=name)
+    except JSONSyntaxError:
         return list(iter_json_lines(path))
     if isinstance(whole, list):
         return [(None, record) for record in whole]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import sys
@@ -15,6 +16,7 @@ from openodke.interop.adapters._records import as_index, scalar
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.ontology import Ontology
+from openodke.safeio import decode, open_regular, read_bytes
 from openodke.types import Document
 
 __all__ = ["graphrag_notes", "is_sentence", "read_graphrag", "read_table"]
@@ -246,13 +248,14 @@ def read_table(path: Path) -> list[dict[str, Any]]:
             raise InputError(
                 "reading parquet needs pyarrow: install openodke[parquet]", path=str(path)
             ) from None
+        open_regular(path, what="a parquet table").close()
         try:
             return list(pq.read_table(path).to_pylist())
         except Exception as error:  # pyarrow raises its own error types for corrupt files
             raise InputError(f"cannot read parquet: {error}", path=str(path)) from None
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    text = decode(read_bytes(path, what="a CSV table"), path=str(path))
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            return [dict(row) for row in csv.DictReader(handle)]
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
+    except csv.Error as error:
         raise InputError(f"cannot read CSV: {error}", path=str(path)) from None

@@ -1,0 +1,61 @@
+"""SIGINT, SIGTERM and SIGHUP end a run the same way: one exception, raised where the program is.
+
+The first of them raises :class:`~openodke.errors.Terminated` (a KeyboardInterrupt), so the
+clean-up Ctrl-C already runs (a ``--cmd`` process group ended, temp folders removed, staged
+outputs deleted) runs for a ``kill`` or a closed terminal too. Later ones are ignored while that
+clean-up runs, so a second signal cannot cut it short; every clean-up step is bounded in time.
+This module imports the standard library alone, so it is in place before anything slow loads.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+from openodke.errors import Terminated
+
+__all__ = ["HANDLED", "handled", "received"]
+
+HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that end a run."""
+
+_received: list[int] = []
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    if _received:
+        return  # already stopping: let the clean-up finish
+    _received.append(signum)
+    raise Terminated(signum)
+
+
+def received() -> int | None:
+    """The signal that ended the run, if one did."""
+    return _received[0] if _received else None
+
+
+@contextmanager
+def handled() -> Iterator[None]:
+    """Turn the signals into :class:`~openodke.errors.Terminated` for the ``with`` block.
+
+    Only the main thread may set handlers; elsewhere (a test runner's thread) nothing changes.
+    A signal the caller ignores stays ignored. The previous handlers are restored on the way out.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    # A signal already ignored (nohup ignores SIGHUP; a background job, SIGINT) stays ignored.
+    previous = {
+        sig: signal.signal(sig, _raise)
+        for sig in HANDLED
+        if signal.getsignal(sig) is not signal.SIG_IGN
+    }
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,202 @@
+"""The fuzz harness's table of commands, and running one case: seed files, break one, run, judge.
+
+Each :class:`Command` row is one command line over valid seed files, with the files a case may
+break and their formats. A command another branch adds (``odke run``, ``odke label``, ``odke eval
+ablation|precision|pool|refusals``) is one more row once it lands. ``allowed`` holds the exit
+codes a hostile input may give: 0 (the input was fine after all) or 2 (refused), and 1 only where
+issue 13 allows it (a ``--cmd`` pipeline that fails, a compare gate, a provider call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import random
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.fuzz import seeds
+from tests.fuzz.harness import Outcome, problems, run_forked, snapshot
+from tests.fuzz.mutations import Applied, Mutation
+
+__all__ = ["COMMANDS", "Case", "Command", "command", "run_case"]
+
+Files = Callable[[], dict[str, str | bytes]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line over seed files, and which of them a case may break."""
+
+    name: str
+    argv: tuple[str, ...]
+    files: Files
+    targets: dict[str, str]
+    """Path (relative to the case folder) → format: jsonl, json, yaml, text or folder."""
+    allowed: frozenset[int] = frozenset({0, 2})
+    timeout: float = 60.0
+
+
+def _merged(*builders: Files) -> Files:
+    @functools.cache
+    def files() -> dict[str, str | bytes]:
+        out: dict[str, str | bytes] = {}
+        for build in builders:
+            out.update(build())
+        return out
+
+    return files
+
+
+@functools.cache
+def _movie_set() -> dict[str, str | bytes]:
+    """A bench set prepared from the five-sentence movie data, as files under ``set/``."""
+    from openodke.bench import prepare_text2kgbench
+
+    with tempfile.TemporaryDirectory() as tmp:
+        seeds.write(Path(tmp), seeds.tekgen_files())
+        prepare_text2kgbench(Path(tmp) / "data", Path(tmp) / "set", ontology="ont_1_movie")
+        root = Path(tmp)
+        return {
+            str(p.relative_to(root)): p.read_bytes()
+            for p in (root / "set").rglob("*")
+            if p.is_file()
+        }
+
+
+_STAGES = _merged(seeds.stage_files)
+_PIPE = _merged(seeds.pipeline_files)
+_OUT = ("--items", "out/items.jsonl", "--report", "out/report.json")
+_PY = sys.executable
+
+COMMANDS: tuple[Command, ...] = (
+    Command("eval route", ("eval", "route", "--labels", "route.jsonl", "--predictions",
+            "route_pred.jsonl", *_OUT), _STAGES,
+            {"route.jsonl": "jsonl", "route_pred.jsonl": "jsonl"}),
+    Command("eval ground", ("eval", "ground", "--labels", "ground.jsonl", "--predictions",
+            "facts.jsonl", *_OUT), _STAGES, {"ground.jsonl": "jsonl", "facts.jsonl": "jsonl"}),
+    Command("eval resolve", ("eval", "resolve", "--labels", "pairs.jsonl", "--predictions",
+            "links.jsonl", "--report", "out/report.json"), _STAGES,
+            {"pairs.jsonl": "jsonl", "links.jsonl": "jsonl"}),
+    Command("eval score", ("eval", "score", "--labels", "calibration.jsonl", "--predictions",
+            "facts.jsonl", "--report", "out/report.json"), _STAGES,
+            {"calibration.jsonl": "jsonl", "facts.jsonl": "jsonl"}),
+    Command("eval gate", ("eval", "gate", "--labels", "verdicts.jsonl", "--predictions",
+            "validation.jsonl", *_OUT), _STAGES,
+            {"verdicts.jsonl": "jsonl", "validation.jsonl": "jsonl"}),
+    Command("eval spans", ("eval", "spans", "--facts", "facts.jsonl", "--report",
+            "out/report.json"), _STAGES, {"facts.jsonl": "jsonl"}),
+    Command("eval extract", ("eval", "extract", "--labels", "gold.jsonl", "--predictions",
+            "facts.jsonl", *_OUT), _STAGES, {"gold.jsonl": "jsonl", "facts.jsonl": "jsonl"}),
+    Command("eval pipeline", ("eval", "pipeline", "--labels", "gold.jsonl", "--documents",
+            "docs.jsonl", "--predictions", "triples.jsonl", "--ontology", "ontology.json",
+            "--trace", "odke.yaml", "--reference", "reference.json", *_OUT), _PIPE,
+            {"gold.jsonl": "jsonl", "docs.jsonl": "jsonl", "triples.jsonl": "jsonl",
+             "ontology.json": "json", "odke.yaml": "yaml", "reference.json": "json"}),
+    Command("eval pipeline folder", ("eval", "pipeline", "--labels", "gold.jsonl",
+            "--documents", "texts", "--predictions", "triples.jsonl", "--ontology",
+            "ontology.yaml", *_OUT), _PIPE,
+            {"texts": "folder", "texts/d1.txt": "text", "ontology.yaml": "yaml"}),
+    Command("eval pipeline --cmd", ("eval", "pipeline", "--labels", "gold.jsonl",
+            "--documents", "docs.jsonl", "--cmd", f"{_PY} extract.py {{in}} {{out}}",
+            "--timeout", "30", *_OUT), _PIPE,
+            {"docs.jsonl": "jsonl", "gold.jsonl": "jsonl"}, frozenset({0, 1, 2})),
+    Command("eval pipeline --bench", ("eval", "pipeline", "--bench", "set", "--predictions",
+            "set/competitors/Vicuna-13B/facts.jsonl", *_OUT), _movie_set,
+            {"set/gold.jsonl": "jsonl", "set/dataset.json": "json", "set/ontology.json": "json",
+             "set/docs": "folder", "set/competitors/Vicuna-13B/facts.jsonl": "jsonl"}),
+    Command("eval compare", ("eval", "compare", "a.jsonl", "b.jsonl", "--report",
+            "out/cmp.json"), _merged(seeds.items_files),
+            {"a.jsonl": "jsonl", "b.jsonl": "jsonl"}, frozenset({0, 1, 2})),
+    Command("bench prepare redocred", ("bench", "prepare", "redocred", "data", "--split", "test",
+            "--out", "out/set"), _merged(seeds.redocred_files),
+            {"data/redocred/rel_info.json": "json", "data/redocred/test_revised.json": "json",
+             "data/redocred/dev_revised.json": "json",
+             "data/revisit-docred/reverse_rules.json": "json", "data": "folder"}),
+    Command("bench prepare text2kgbench", ("bench", "prepare", "text2kgbench", "data",
+            "--ontology", "ont_1_movie", "--out", "out/set"), _merged(seeds.tekgen_files),
+            {f"data/text2kgbench/wikidata_tekgen/{name}": fmt for name, fmt in (
+                ("ontologies/1_movie_ontology.json", "json"),
+                ("ground_truth/ont_1_movie_ground_truth.jsonl", "jsonl"),
+                ("test/ont_1_movie_test.jsonl", "jsonl"),
+                ("manually_verified_sentences/selected_ont_1_movie.txt", "text"),
+                ("baselines/Vicuna-13B/llm_responses", "folder"))}),
+    Command("ground", ("ground", "--facts", "triples.jsonl", "--texts", "docs.jsonl",
+            "--ontology", "ontology.json", "--config", "odke.yaml", "-o", "out/g"), _PIPE,
+            {"triples.jsonl": "jsonl", "docs.jsonl": "jsonl", "ontology.json": "json",
+             "odke.yaml": "yaml", "ground.json": "json"}, frozenset({0, 1, 2})),
+    Command("validate", ("validate", "--facts", "triples.jsonl", "--texts", "texts",
+            "--ontology", "ontology.yaml", "--config", "odke.yaml", "-o", "out/v"), _PIPE,
+            {"triples.jsonl": "jsonl", "texts": "folder", "ontology.yaml": "yaml",
+             "odke.yaml": "yaml", "ground.json": "json"}, frozenset({0, 1, 2})),
+)  # fmt: skip
+"""Every command, over valid seed files."""
+
+
+def command(name: str) -> Command:
+    """The row named ``name``."""
+    return next(row for row in COMMANDS if row.name == name)
+
+
+@dataclass
+class Case:
+    """One run of one command with one file broken."""
+
+    command: Command
+    target: str | None
+    mutation: str
+    applied: Applied
+    outcome: Outcome
+    problems: list[str] = field(default_factory=list)
+
+
+def run_case(
+    row: Command,
+    target: str | None,
+    mutation: Mutation | Callable[[Path, str, random.Random], Applied] | None,
+    base: Path,
+    *,
+    seed: int = 0,
+) -> Case:
+    """Write ``row``'s seed files in a fresh folder under ``base``, apply ``mutation`` to
+    ``target``, run the command there and judge it (:func:`tests.fuzz.harness.problems`)."""
+    folder = Path(tempfile.mkdtemp(prefix="case-", dir=base))
+    seeds.write(folder, row.files())
+    (folder / "out").mkdir(exist_ok=True)
+    applied, name = Applied(), "seed"
+    if mutation is not None and target is not None:
+        apply = mutation.apply if isinstance(mutation, Mutation) else mutation
+        name = mutation.name if isinstance(mutation, Mutation) else "random"
+        applied = apply(folder / target, row.targets[target], random.Random(seed))
+    unprivileged = applied.unprivileged and os.geteuid() == 0
+    tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=base))
+    before = snapshot(folder)
+    outcome = run_forked(
+        row.argv, cwd=folder, timeout=row.timeout, tmp=tmp, unprivileged=unprivileged
+    )
+    after = snapshot(folder)
+    names = [] if target is None else [target, os.path.basename(target)]
+    found = problems(
+        outcome,
+        allowed=row.allowed,
+        names=names,
+        line=applied.line is not None and target is not None and row.targets[target] == "jsonl",
+        before=before,
+        after=after,
+    )
+    shutil.rmtree(tmp, ignore_errors=True)
+    _remove(folder)
+    return Case(row, target, name, applied, outcome, found)
+
+
+def _remove(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        if not path.is_symlink():
+            with contextlib.suppress(OSError):
+                os.chmod(path, 0o700)
+    shutil.rmtree(folder, ignore_errors=True)
