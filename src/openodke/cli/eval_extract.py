@@ -117,6 +117,9 @@ def extract(
         assert predictions is not None
         score = score_extract_files(labels, predictions, doc_ids)
     stage = score.report()
+    too_small = _small_set(score)
+    if too_small is not None:
+        stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     if as_json:
         typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -182,12 +185,24 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings 
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
-    made = from_stage(stage, rows=[row], bootstrap=Bootstrap(units=len(score.matching.documents)))
+    made = from_stage(
+        stage,
+        rows=[row],
+        bootstrap=Bootstrap(units=len(score.matching.documents)),
+        notes=[note for note in (_small_set(score),) if note is not None],
+    )
     if findings is not None:
         made = made.model_copy(
             update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
         )
     return report_json(made)
+
+
+def _small_set(score: ExtractionScore) -> str | None:
+    """DECISIONS #41's note when too few documents hold a fact for any range to be trusted."""
+    from openodke.eval.report.build import small_set
+
+    return small_set(score)
 
 
 def register(eval_app: typer.Typer) -> None:
