@@ -31,7 +31,7 @@ from openodke.eval.pipeline.evaluate import (
     score_fact_file,
     score_pipeline,
 )
-from openodke.eval.pipeline.extras import Extended, extend_result
+from openodke.eval.pipeline.extras import Extended, extend_result, with_small_set_note
 from openodke.eval.pipeline.findings import render_findings
 from openodke.eval.pipeline.judge_client import ModelOptions
 from openodke.eval.report.build import report_json
@@ -126,12 +126,6 @@ def pipeline(
         raise InputError("give exactly one of --cmd, --run or --predictions")
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
-    if bench is not None:
-        if labels is not None or documents is not None:
-            raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
-        inputs = bench_inputs(bench)
-    elif labels is None or documents is None:
-        raise InputError("score against --labels with --documents, or a --bench set")
     extras = extra.make_extras(
         validator=validator,
         adjudicate=adjudicate,
@@ -147,8 +141,13 @@ def pipeline(
             progress=False if as_json else None,
         ),
     )
-    if bench is None:
-        assert labels is not None and documents is not None
+    if bench is not None:
+        if labels is not None or documents is not None:
+            raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
+        inputs = bench_inputs(bench)
+    elif labels is None or documents is None:
+        raise InputError("score against --labels with --documents, or a --bench set")
+    else:
         fast = predictions is not None and _fast_path(predictions, adapter) and not extras.active
         inputs = label_inputs(labels, documents, ontology, load_gold=not fast)
         if fast:
@@ -160,7 +159,7 @@ def pipeline(
                 run_inputs={"predictions": str(predictions)},
                 notes=[FAST_NOTE],
             )
-            _emit(extend_result(result, inputs, extras).result, as_json, items, report)
+            _emit(result, as_json, items, report)
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
@@ -264,6 +263,7 @@ def _emit(
     record: Path | None = None,
     extended: Extended | None = None,
 ) -> None:
+    result = with_small_set_note(result)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:

@@ -4,9 +4,10 @@
 order: the ``+ validator`` row (:mod:`.validator_row`), the gold adjudication and the lenient
 score of every row (:mod:`openodke.eval.judges`), then the diagnosis of the last row with what
 they found (the gate's refusals, the confirmed pairs), the report's ``run.models``,
-``run.prompts``, ``run.claim_formats`` and ``calibration`` from the judges that actually ran, and
-the small-set note when the set is too small for its ranges. It returns the report, the tables
-to print beside it and the files to write with ``--items`` and ``--report`` (all or none).
+``run.prompts``, ``run.claim_formats`` and ``calibration`` from the judges that actually ran. It
+returns the report, the tables to print beside it and the files to write with ``--items`` and
+``--report`` (all or none). :func:`with_small_set_note` adds the note for a set too small for its
+ranges, on every path.
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ from openodke.eval.pipeline.validator_row import (
     run_validator,
 )
 from openodke.eval.report.build import small_set
-from openodke.eval.report.models import EvalReport, Row
+from openodke.eval.report.models import Row
 from openodke.run.config import RunConfig
 from openodke.types import Fact
 
-__all__ = ["Extended", "Extras", "extend_result"]
+__all__ = ["Extended", "Extras", "extend_result", "with_small_set_note"]
 
 
 @dataclass
@@ -99,11 +100,8 @@ def extend_result(
     """
     report = result.report
     notes = list(report.notes)
-    note = small_set(result.score)
-    if note is not None and note not in notes:
-        notes.append(note)
     if not extras.active:
-        return Extended(result=_with(result, report.model_copy(update={"notes": notes})))
+        return Extended(result=result)
     model = extras.model
     assert model is not None, "extras need the ground model"
     out = Extended(result=result)
@@ -197,7 +195,12 @@ def extend_result(
     return out
 
 
-def _with(result: PipelineResult, report: EvalReport) -> PipelineResult:
+def with_small_set_note(result: PipelineResult) -> PipelineResult:
+    """``result`` with the note for a set too small for its ranges (DECISIONS #41), once."""
+    note = small_set(result.score)
+    if note is None or note in result.report.notes:
+        return result
+    report = result.report.model_copy(update={"notes": [*result.report.notes, note]})
     return PipelineResult(
         report=report, score=result.score, facts=result.facts, findings=result.findings
     )
