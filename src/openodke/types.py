@@ -7,7 +7,7 @@ error, and stages return copies (``model_copy(update=...)``) instead of mutating
 from __future__ import annotations
 
 import math
-import uuid
+import os
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -40,8 +40,29 @@ Literal = str | int | float | bool
 """A property's value: a string, number or bool."""
 
 
+# Fresh ids are drawn 512 at a time: uuid.uuid4() reads os.urandom and builds a UUID per call,
+# a third of the cost of reading a short Fact. The same 122 random bits and layout (uuid4 hex).
+_IDS: list[str] = []
+_ID_BATCH = 512
+
+
+def _refill_ids() -> None:
+    text = os.urandom(16 * _ID_BATCH).hex()
+    _IDS.extend(
+        f"{h[:12]}4{h[13:16]}{'89ab'[int(h[16], 16) & 3]}{h[17:]}"
+        for h in (text[k : k + 32] for k in range(0, len(text), 32))
+    )
+
+
+os.register_at_fork(after_in_child=_IDS.clear)  # a forked child draws its own
+
+
 def _new_id() -> str:
-    return uuid.uuid4().hex
+    while True:
+        try:
+            return _IDS.pop()
+        except IndexError:
+            _refill_ids()
 
 
 def _utc_now() -> datetime:

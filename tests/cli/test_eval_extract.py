@@ -1,4 +1,4 @@
-"""odke eval extract: the fast path equals the Python API; bad input exits 2 with path:line."""
+"""odke eval extract: the CLI equals the Python API; bad input exits 2 with path:line."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from openodke import Entity, Evidence, Fact
 from openodke.eval import GoldFact, dump_jsonl, evaluate_extraction, load_jsonl
-from openodke.eval.engine.fastload import load_prediction_keys
+from openodke.eval.engine.fastload import load_facts
 from openodke.eval.stages.extract import score_facts
 from openodke.types import Polarity
 from tests.conftest import run_odke
@@ -50,10 +50,11 @@ def random_corpus(seed: int, n: int = 400) -> tuple[list[GoldFact], list[Fact]]:
     return gold, said
 
 
+@pytest.mark.parametrize("parts", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_fast_path_gives_the_python_api_metrics(tmp_path, seed, monkeypatch):
-    # Files this small would be read as Facts; make the command take its fast path anyway.
-    monkeypatch.setattr("openodke.cli.eval_extract.PARALLEL_BYTES", 0)
+def test_the_cli_gives_the_python_api_metrics(tmp_path, seed, parts, monkeypatch):
+    # Files this small are read by one process; make it read them in parts too.
+    monkeypatch.setattr("openodke.eval.engine.fastload.PARALLEL_BYTES", 0 if parts else 1 << 40)
     gold, said = random_corpus(seed)
     dump_jsonl(tmp_path / "gold.jsonl", gold)
     dump_jsonl(tmp_path / "facts.jsonl", said)
@@ -84,8 +85,8 @@ def test_fast_loader_falls_back_to_the_models_on_what_they_coerce(tmp_path):
     # "support": "2" is a string pydantic coerces and msgspec refuses: same keys either way.
     row = {"subject": {"key": "a"}, "predicate": "p", "object_value": 1, "support": "2"}
     (tmp_path / "f.jsonl").write_text(json.dumps(row) + "\n")
-    keys = load_prediction_keys(tmp_path / "f.jsonl")
-    assert keys.docs == [()] and len(keys.keys) == 1
+    columns = load_facts(tmp_path / "f.jsonl")
+    assert columns.docs.tuples() == [()] and len(columns) == 1
 
 
 GOOD = '{"doc_id": "d1", "fact": {"subject": {"key": "ada", "type": "Person"}, "predicate": "born", "object_value": 1815}}'
@@ -260,7 +261,7 @@ def test_fast_keys_equal_the_models_keys_with_identity_qualifiers(tmp_path):
         Fact(subject=ada, predicate="flag", object_value=True, evidence=(Evidence(doc_id="d2"),)),
     ]  # fmt: skip
     dump_jsonl(tmp_path / "f.jsonl", facts)
-    fast = load_prediction_keys(tmp_path / "f.jsonl")
+    fast = load_facts(tmp_path / "f.jsonl")
     api = KeyTable.of([fact_key(f) for f in facts])
     for column in ("key", "subject", "object", "literal", "predicate"):
         assert getattr(fast.keys, column).tolist() == getattr(api, column).tolist(), column

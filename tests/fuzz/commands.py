@@ -39,7 +39,7 @@ class Command:
     targets: dict[str, str]
     """Path (relative to the case folder) → format: jsonl, json, yaml, text or folder."""
     allowed: frozenset[int] = frozenset({0, 2})
-    timeout: float = 60.0
+    timeout: float = 20.0
 
 
 def _merged(*builders: Files) -> Files:
@@ -71,6 +71,7 @@ def _movie_set() -> dict[str, str | bytes]:
 
 _STAGES = _merged(seeds.stage_files)
 _PIPE = _merged(seeds.pipeline_files)
+_JUDGE = _merged(seeds.judge_files)
 _OUT = ("--items", "out/items.jsonl", "--report", "out/report.json")
 _PY = sys.executable
 
@@ -130,6 +131,29 @@ COMMANDS: tuple[Command, ...] = (
             "--ontology", "ontology.json", "--config", "odke.yaml", "-o", "out/g"), _PIPE,
             {"triples.jsonl": "jsonl", "docs.jsonl": "jsonl", "ontology.json": "json",
              "odke.yaml": "yaml", "ground.json": "json"}, frozenset({0, 1, 2})),
+    Command("run", ("run", "odke.yaml"), _merged(seeds.e2e_files),
+            {"odke.yaml": "yaml", "ontology.json": "json", "recorded/extract.json": "json",
+             "recorded/ground.json": "json", "corpus/register.csv": "text",
+             "corpus/factsheet.md": "text", "corpus/notes": "folder"}, frozenset({0, 1, 2})),
+    Command("eval ablation", ("eval", "ablation", "--config", "odke.yaml", "--labels",
+            "gold.jsonl", "--json"), _merged(seeds.e2e_files),
+            {"gold.jsonl": "jsonl", "odke.yaml": "yaml", "ontology.json": "json"},
+            frozenset({0, 1, 2})),
+    Command("ontology types", ("ontology", "types", "ontology.yaml"), _PIPE,
+            {"ontology.yaml": "yaml"}),
+    Command("eval precision", ("eval", "precision", "--facts", "facts.jsonl", "--labels",
+            "ground.jsonl", "--documents", "docs.jsonl", "--report", "out/report.json"), _JUDGE,
+            {"facts.jsonl": "jsonl", "ground.jsonl": "jsonl", "docs.jsonl": "jsonl"}),
+    Command("eval pool", ("eval", "pool", "run_a", "run_b", "--documents", "docs.jsonl",
+            "--report", "out/report.json"), _JUDGE,
+            {"run_a": "folder", "run_b/facts.jsonl": "jsonl", "docs.jsonl": "jsonl"}),
+    Command("eval refusals", ("eval", "refusals", "run_a", "--documents", "docs.jsonl",
+            "--make-sheet", "out/sheets"), _JUDGE,
+            {"run_a/refused.jsonl": "jsonl", "run_a/facts.jsonl": "jsonl", "docs.jsonl": "jsonl"}),
+    Command("label make", ("label", "make", "grounding", "tocheck.jsonl", "-o", "out/sheets"),
+            _JUDGE, {"tocheck.jsonl": "jsonl"}),
+    Command("label read", ("label", "read", "sheets", "-o", "out/labels.jsonl"), _JUDGE,
+            {"sheets": "folder", "sheets/sheet-001.md": "text"}),
     Command("validate", ("validate", "--facts", "triples.jsonl", "--texts", "texts",
             "--ontology", "ontology.yaml", "--config", "odke.yaml", "-o", "out/v"), _PIPE,
             {"triples.jsonl": "jsonl", "texts": "folder", "ontology.yaml": "yaml",
@@ -181,6 +205,8 @@ def run_case(
     )
     after = snapshot(folder)
     names = [] if target is None else [target, os.path.basename(target)]
+    if name == "missing" and target is not None:  # found by listing its folder: that is named
+        names.append(os.path.dirname(target) or ".")
     found = problems(
         outcome,
         allowed=row.allowed,

@@ -13,6 +13,7 @@ import contextlib
 import io
 import os
 import re
+import resource
 import signal
 import sys
 import tempfile
@@ -25,6 +26,9 @@ from pathlib import Path
 __all__ = ["Outcome", "preload", "problems", "run_forked", "snapshot"]
 
 _PRELOADED = False
+
+MEMORY_LIMIT = 4 << 30
+"""Address space a forked run may take (bytes)."""
 
 
 def preload() -> None:
@@ -83,6 +87,8 @@ def _child(
     code = 1
     try:
         os.setsid()
+        # A reader that runs away fails with MemoryError instead of taking the machine down.
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
         if unprivileged:
             _obey_file_modes()
         os.chdir(cwd)
@@ -197,6 +203,8 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 _LINE = re.compile(r":\d+:")
+# Refusals about something other than a file: the key variable a model needs.
+_NOT_A_FILE = re.compile(r"the key variable \w+ is not set")
 
 
 def problems(
@@ -215,6 +223,8 @@ def problems(
     text = outcome.stdout + outcome.stderr
     if "Traceback" in text:
         found.append("traceback")
+    elif "failed unexpectedly" in text:  # the CLI's boundary caught what nothing expected
+        found.append("traceback (caught by the boundary)")
     if outcome.hung:
         found.append("hung")
     elif outcome.code not in allowed:
@@ -223,7 +233,7 @@ def problems(
         found.append(f"left {len(outcome.leftover)} processes")
     if outcome.temp_left:
         found.append(f"left temp files {outcome.temp_left[:3]}")
-    if outcome.code == 2 and names:
+    if outcome.code == 2 and names and not _NOT_A_FILE.search(outcome.stderr):
         if not any(name in outcome.stderr for name in names):
             found.append("refusal names no input file")
         elif line and not any(

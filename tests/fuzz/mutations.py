@@ -294,6 +294,12 @@ _HOSTILE = [
 def mutate_randomly(path: Path, fmt: str, rng: random.Random) -> Applied:
     """One random mutation: a hostile value somewhere, a key dropped or added, bytes flipped,
     lines repeated or cut. Used by the hypothesis tests and the campaign."""
+    if fmt == "folder":
+        files = sorted(p for p in path.rglob("*") if p.is_file())
+        if not files or rng.random() < 0.3:
+            folder_cases = [m for m in CORPUS if "folder" in m.formats]
+            return rng.choice(folder_cases).apply(path, fmt, rng)
+        path, fmt = rng.choice(files), "text"
     choice = rng.random()
     if fmt in ("jsonl", "json") and choice < 0.55:
         return _structured(rng.choice(_HOSTILE))(path, fmt, rng)

@@ -216,3 +216,40 @@ def tekgen_files() -> dict[str, str]:
         f"{base}/manually_verified_sentences/selected_ont_1_movie.txt": "ont_1_movie_test_1\n",
         f"{base}/baselines/Vicuna-13B/llm_responses/{baseline.name}": _head_lines(baseline, 5),
     }
+
+
+E2E = Path(__file__).resolve().parents[2] / "examples" / "e2e"
+
+
+def e2e_files() -> dict[str, str | bytes]:
+    """examples/e2e as it is: a run config over a mixed corpus, answered from recordings."""
+    return {
+        str(path.relative_to(E2E)): path.read_bytes()
+        for path in sorted(E2E.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and path.name != "README.md"
+    }
+
+
+def judge_files() -> dict[str, str | bytes]:
+    """Two runs (folders of facts.jsonl, one with refused.jsonl), rows to label, a filled sheet."""
+    import tempfile
+
+    from openodke.cli.label import sheet_items
+    from openodke.eval.judges.sheets import write_sheets
+
+    files: dict[str, str | bytes] = dict(stage_files())
+    files.update(pipeline_files())
+    contradicted = dict(FACTS[1], verdict="contradicted")
+    files["run_a/facts.jsonl"] = _jsonl(FACTS)
+    files["run_a/refused.jsonl"] = _jsonl([{"fact": contradicted, "reason": "contradicted: no"}])
+    files["run_b/facts.jsonl"] = _jsonl(FACTS[:2])
+    rows = [json.loads(line) for line in str(files["ground.jsonl"]).splitlines()]
+    files["tocheck.jsonl"] = _jsonl([{k: v for k, v in r.items() if k != "verdict"} for r in rows])
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "tocheck.jsonl"
+        source.write_text(str(files["tocheck.jsonl"]), encoding="utf-8")
+        items = sheet_items("grounding", source)
+        (sheet,) = write_sheets(items, Path(tmp) / "sheets", kind="grounding", title="Supported?")
+        text = sheet.read_text(encoding="utf-8").replace("- [ ] supported", "- [x] supported")
+    files["sheets/sheet-001.md"] = text
+    return files

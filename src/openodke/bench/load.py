@@ -22,6 +22,8 @@ from openodke.bench.names import (
 )
 from openodke.errors import InputError
 from openodke.eval.stages.labels import GoldFact
+from openodke.ontology.load import build
+from openodke.ontology.model import OntologyData
 from openodke.safeio import iter_json_lines, read_text
 from openodke.types import Document, Entity, Fact
 
@@ -292,6 +294,7 @@ def load_bench(path: str | Path) -> BenchSet:
             path=str(folder / "dataset.json"),
         )
     ontology = _read_json(folder / "ontology.json")
+    build(OntologyData, ontology, strict=False, path=folder / "ontology.json")
     gold_rows = _gold_rows(folder / "gold.jsonl", dataset)
     details = info.get("details", {})
     where = str(folder / "dataset.json")
@@ -309,6 +312,8 @@ def load_bench(path: str | Path) -> BenchSet:
             raise InputError("missing document named in dataset.json", path=str(file))
         text = read_text(file, what="a document text")
         documents.append(Document(id=doc_id, text=text, title=titles.get(doc_id), uri=str(file)))
+    if dataset == "text2kgbench":
+        check(formats.TekgenOntology, info.get("ontology"), path=where, at="ontology")
     if dataset == "redocred":
         names = redocred.predicate_names(check(formats.rel_info, info.get("ontology"), path=where))
         gold = [g for row in gold_rows for g in redocred.gold_facts(row, row["id"], names)]

@@ -24,13 +24,13 @@ from openodke.bench.submissions import facts_to_responses
 from openodke.calibration import calibration_entry
 from openodke.errors import ReportBug
 from openodke.eval.ablation import gate_notes, per_document, truth_of
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.pipeline.evaluate import PipelineResult, bench_inputs, score_pipeline
 from openodke.eval.report.build import Usage
 from openodke.eval.report.io import check_report, report_json
 from openodke.eval.report.models import Cost, EvalReport, Latency, Row, RunInfo
 from openodke.eval.report.render import render_report
 from openodke.llm import StageCost
+from openodke.safeio import load_jsonl
 from openodke.stages import Rejection
 from openodke.types import Fact
 

@@ -91,7 +91,10 @@ def _resolve_id(root: Path, given: str) -> str:
     by_name = [oid for oid in known if oid.split("_", 2)[-1] == given]
     if len(by_name) == 1:
         return by_name[0]
-    raise InputError(f"unknown ontology {given!r}; expected one of: {', '.join(known)}")
+    raise InputError(
+        f"unknown ontology {given!r}; expected one of: {', '.join(known) or '(none found)'}",
+        path=str(root / "ontologies"),
+    )
 
 
 def read_source(data_dir: Path, ontology: str) -> TekgenSource:

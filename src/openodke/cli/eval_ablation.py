@@ -68,8 +68,9 @@ def register(eval_app: typer.Typer) -> None:
             return
         from openodke.cli.run import report_config_error
         from openodke.errors import InputError
-        from openodke.eval import GoldFact, load_jsonl, run_ablation
+        from openodke.eval import GoldFact, run_ablation
         from openodke.run import ConfigError, RunOptions, load_config
+        from openodke.safeio import load_jsonl
 
         if config is None or labels is None:
             raise InputError("give --config (a run config) and --labels (GoldFact rows)")

@@ -1,8 +1,9 @@
 """``odke eval extract``: score extracted facts against GoldFact labels.
 
 Predictions come from a file of Fact rows (a sink's ``facts.jsonl``, or the folder holding it) or
-from running an extractor over ``--documents`` (``--run package.module:Name``). Large files take
-the fast path (:mod:`openodke.eval.engine.fastload`), which gives the same numbers as the Python API.
+from running an extractor over ``--documents`` (``--run package.module:Name``). Files are read
+straight to the engine's columns (:mod:`openodke.eval.engine.fastload`) at every size, scored and
+diagnosed as the Python API scores and diagnoses Facts.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from openodke.cli.options import (
     one_source,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.fastload import PARALLEL_BYTES, load_both, paused_gc, without_gc
+from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import describe
@@ -59,12 +60,25 @@ def facts_file(path: Path) -> Path:
 
 
 def score_extract_files(
-    labels: Path, predictions: Path, documents: list[str] | None = None
+    labels: Path, predictions: Path, documents: list[Document] | None = None
 ) -> ExtractionScore:
-    """Score a GoldFact file against a Fact file on the fast path."""
+    """Score a GoldFact file against a Fact file, each read straight to columns (with the
+    documents, what their texts say of each gold fact is worked out as it is read)."""
+    texts = None
+    if documents:
+        from openodke.eval.diagnosis.texts import TextAnswers
+
+        texts = TextAnswers({d.id: d.text for d in documents})
     with paused_gc():
-        gold, said = load_both(labels, facts_file(predictions))
-        return score_keys(gold, said, documents)
+        gold, said = load_both(labels, facts_file(predictions), texts=texts, meanwhile=_imports)
+        ids = [d.id for d in documents] if documents is not None else None
+        return score_keys(gold, said, ids)
+
+
+def _imports() -> None:
+    """What scoring and the diagnosis need next: imported while the workers read."""
+    import openodke.eval.diagnosis.view  # noqa: F401
+    import openodke.eval.pipeline.findings  # noqa: F401
 
 
 def document_items(score: ExtractionScore) -> str:
@@ -109,27 +123,28 @@ def extract(
         from openodke.documents import load_documents
 
         docs = load_documents(documents)
-    doc_ids = [d.id for d in docs] if docs is not None else None
-    findings = None
-    if run is not None or facts_file(predictions).stat().st_size < PARALLEL_BYTES:  # type: ignore[arg-type]
-        score, findings = _score_in_full(labels, predictions, run, docs, ontology, config)
+    if run is not None:
+        score = _score_run(labels, run, docs, ontology)
     else:
         assert predictions is not None
-        score = score_extract_files(labels, predictions, doc_ids)
+        score = score_extract_files(labels, predictions, docs)
     stage = score.report()
     too_small = _small_set(score)
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
+    findings = _findings(score, docs, ontology, config)
     if as_json:
-        typer.echo(json.dumps(stage.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        out = stage.model_dump(mode="json")
+        out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
+        out["fixes"] = [fix.model_dump(mode="json") for fix in findings.fixes]
+        typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
-        typer.echo(stage.render())
-        if findings is not None:
-            from openodke.eval.pipeline.findings import render_findings
+        from openodke.eval.pipeline.findings import render_findings
 
-            for table in render_findings(findings, row="extract"):
-                typer.echo("")
-                typer.echo(table)
+        typer.echo(stage.render())
+        for table in render_findings(findings, row="extract"):
+            typer.echo("")
+            typer.echo(table)
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
@@ -138,49 +153,48 @@ def extract(
     write_outputs(outputs)
 
 
-# Only the small-file path and --report need the models, the diagnosis and the report: they are
-# imported there, so scoring a large file does not wait for them to load.
+# The diagnosis and the report models are imported where they are needed, after the files
+# are read, so reading does not wait for them to load.
 
 
-def _score_in_full(
-    labels: Path,
-    predictions: Path | None,
-    run: str | None,
+def _score_run(
+    labels: Path, run: str, docs: list[Document] | None, ontology: Path | None
+) -> ExtractionScore:
+    """Run an extractor over the documents and score what it gives."""
+    from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.pipeline import collect
+    from openodke.eval.pipeline.callable import run_each
+    from openodke.ontology import Ontology as OntologyModel
+    from openodke.protocols import load_stage
+
+    if docs is None:
+        raise InputError("--run needs --documents: the texts to run the extractor on")
+    gold = load_gold(labels)
+    onto = OntologyModel.load(ontology) if ontology is not None else None
+    facts = collect(run_each(load_stage(run), docs), docs, ontology=onto).facts
+    return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs])
+
+
+def _findings(
+    score: ExtractionScore,
     docs: list[Document] | None,
     ontology: Path | None,
     config: Path | None,
-) -> tuple[ExtractionScore, Findings]:
-    """Facts small enough to hold as models: scored, and where the row loses facts."""
-    from openodke.eval.diagnosis import gold_view
-    from openodke.eval.engine.jsonl import load_jsonl
-    from openodke.eval.pipeline.evaluate import PipelineInputs
-    from openodke.eval.pipeline.findings import diagnose_pipeline
-    from openodke.eval.stages.labels import GoldFact
+) -> Findings:
+    """Where the row loses facts and what should change: ``--config`` as the trace,
+    ``--documents`` as the texts."""
+    from openodke.eval.diagnosis.view import view_of
+    from openodke.eval.pipeline.findings import DiagnosisInputs, diagnose_pipeline
     from openodke.ontology import Ontology as OntologyModel
-    from openodke.protocols import load_stage
-    from openodke.types import Fact
 
-    gold = load_jsonl(labels, GoldFact)
-    if run is not None:
-        if docs is None:
-            raise InputError("--run needs --documents: the texts to run the extractor on")
-        from openodke.eval.pipeline import collect
-        from openodke.eval.pipeline.callable import run_each
-
-        onto = OntologyModel.load(ontology) if ontology is not None else None
-        facts = collect(run_each(load_stage(run), docs), docs, ontology=onto).facts
-    else:
-        facts = load_jsonl(facts_file(predictions), Fact)  # type: ignore[arg-type]
-    view = gold_view(gold, facts, documents=[d.id for d in docs] if docs is not None else None)
-    inputs = PipelineInputs(
-        gold=gold,
+    inputs = DiagnosisInputs(
         documents=docs or [],
         ontology=OntologyModel.load(ontology) if ontology is not None else None,
     )
-    return view.score, diagnose_pipeline(view, inputs, trace=config, row="extract")
+    return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 
-def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings | None) -> str:
+def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings) -> str:
     from openodke.eval.report.build import from_stage, report_json, row_from_score
     from openodke.eval.report.models import Bootstrap
 
@@ -191,10 +205,7 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings 
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         notes=[note for note in (_small_set(score),) if note is not None],
     )
-    if findings is not None:
-        made = made.model_copy(
-            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
-        )
+    made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
     return report_json(made)
 
 

@@ -14,7 +14,6 @@ import typer
 
 from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.judges.cards import judge_line, trust_note
 from openodke.eval.judges.inputs import TextLookup, judge_of_run, labels_by_fact
 from openodke.eval.judges.label_kinds import grounding_item, refusal_item
@@ -26,6 +25,7 @@ from openodke.eval.judges.sheets import write_sheets
 from openodke.eval.refusals import RefusalLabel, report_refusals
 from openodke.eval.report.build import from_stage, write_report
 from openodke.eval.stages.stage_report import StageReport
+from openodke.safeio import load_jsonl
 
 __all__ = ["pool", "precision", "refusals", "register"]
 

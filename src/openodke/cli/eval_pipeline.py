@@ -20,9 +20,10 @@ from openodke.cli.eval_extract import document_items
 from openodke.cli.options import Describe
 from openodke.errors import InputError
 from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
-from openodke.eval.engine.fastload import PARALLEL_BYTES, without_gc
+from openodke.eval.engine.fastload import without_gc
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.pipeline import collect, run_callable, run_command
+from openodke.eval.pipeline.collect import check_last_line
 from openodke.eval.pipeline.evaluate import (
     DiagnosisOptions,
     PipelineResult,
@@ -148,18 +149,26 @@ def pipeline(
     elif labels is None or documents is None:
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
-        fast = predictions is not None and _fast_path(predictions, adapter) and not extras.active
-        inputs = label_inputs(labels, documents, ontology, load_gold=not fast)
-        if fast:
+        # --validator, --adjudicate and --lenient read the facts themselves: no column path
+        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
+        inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
+        if columns:
             assert predictions is not None
+            check_last_line(predictions)
+            record = track_record or (default_path(report) if report is not None else None)
             result = score_fact_file(
                 predictions,
                 labels,
                 inputs,
                 run_inputs={"predictions": str(predictions)},
-                notes=[FAST_NOTE],
+                diagnosis=DiagnosisOptions(
+                    trace=trace or config,
+                    reference=reference,
+                    examples=examples,
+                    track_record=record,
+                ),
             )
-            _emit(result, as_json, items, report)
+            _emit(result, as_json, items, report, record)
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
@@ -233,26 +242,15 @@ def pipeline(
     _emit(extended.result, as_json, items, report, record, extended)
 
 
+def _fact_file(predictions: Path, adapter: str) -> bool:
+    """A file of Fact rows scored against labels is read straight to columns, at any size."""
+    return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)
+
+
 def _show_stderr(line: str) -> None:
     """A ``--cmd`` command's stderr line, shown as it comes: its progress."""
     sys.stderr.write(f"[cmd] {line}\n")
     sys.stderr.flush()
-
-
-FAST_NOTE = (
-    "read on the fast path for large Fact files (no Fact object per row); the diagnosis of "
-    "where it loses facts needs the facts themselves and is skipped"
-)
-
-
-def _fast_path(predictions: Path, adapter: str) -> bool:
-    """Large files of Fact rows skip building a Fact per row."""
-    return (
-        adapter == "triples"
-        and predictions.is_file()
-        and predictions.stat().st_size >= PARALLEL_BYTES
-        and is_fact_rows(predictions)
-    )
 
 
 def _emit(

@@ -16,7 +16,7 @@ import typer
 
 from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import atomic_write_text, iter_json_lines
+from openodke.eval.engine.jsonl import atomic_write_text
 from openodke.eval.judges.label_kinds import (
     BOXES,
     KINDS,
@@ -26,6 +26,7 @@ from openodke.eval.judges.label_kinds import (
     pair_item,
 )
 from openodke.eval.judges.sheets import SheetItem, read_sheets, write_sheets
+from openodke.safeio import iter_json_lines
 from openodke.types import Fact
 
 __all__ = ["make", "read", "register", "sheet_items"]

@@ -1,43 +1,53 @@
-"""The Evaluator: label formats, stage evaluators, reports and statistics."""
+"""The Evaluator: label formats, stage evaluators, reports and statistics.
 
-from typing import Any
+Each name is imported with its module when first asked for (PEP 562): ``odke eval extract`` reaches
+``openodke.eval.engine`` without loading every evaluator, the ablation runner and the model layer
+(whose meter, the cost stage's evaluator, loads httpx).
+"""
 
-from openodke.eval.ablation import run_ablation
-from openodke.eval.compare import Comparison, compare_items
-from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
-from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
-from openodke.eval.refusals import RefusalLabel, report_refusals
-from openodke.eval.stages.extract import evaluate_extraction, run_extract
-from openodke.eval.stages.gate import evaluate_gate, run_validate
-from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
-from openodke.eval.stages.labels import (
-    LABEL_FORMATS,
-    CalibrationLabel,
-    GateLabel,
-    GoldFact,
-    GroundingLabel,
-    LinkRow,
-    PairLabel,
-    RouteLabel,
-    RoutePrediction,
-    ValidationPrediction,
-    describe,
-)
-from openodke.eval.stages.resolve import evaluate_resolution, links_from_clusters
-from openodke.eval.stages.route import evaluate_routing, run_route
-from openodke.eval.stages.score import evaluate_calibration, run_score
-from openodke.eval.stages.sink import assert_idempotent, check_idempotency, jsonl_counts
-from openodke.eval.stages.spans import evaluate_spans, load_facts
-from openodke.eval.stages.stage_report import StageReport
-from openodke.eval.stats import (
-    Interval,
-    McNemar,
-    Paired,
-    bootstrap_interval,
-    detection_limit,
-    mcnemar,
-    paired_bootstrap,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from openodke.eval.ablation import run_ablation
+    from openodke.eval.compare import Comparison, compare_items
+    from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
+    from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
+    from openodke.eval.refusals import RefusalLabel, report_refusals
+    from openodke.eval.stages.extract import evaluate_extraction, run_extract
+    from openodke.eval.stages.gate import evaluate_gate, run_validate
+    from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
+    from openodke.eval.stages.labels import (
+        LABEL_FORMATS,
+        CalibrationLabel,
+        GateLabel,
+        GoldFact,
+        GroundingLabel,
+        LinkRow,
+        PairLabel,
+        RouteLabel,
+        RoutePrediction,
+        ValidationPrediction,
+        describe,
+    )
+    from openodke.eval.stages.resolve import evaluate_resolution, links_from_clusters
+    from openodke.eval.stages.route import evaluate_routing, run_route
+    from openodke.eval.stages.score import evaluate_calibration, run_score
+    from openodke.eval.stages.sink import assert_idempotent, check_idempotency, jsonl_counts
+    from openodke.eval.stages.spans import evaluate_spans, load_facts
+    from openodke.eval.stages.stage_report import StageReport
+    from openodke.eval.stats import (
+        Interval,
+        McNemar,
+        Paired,
+        bootstrap_interval,
+        detection_limit,
+        mcnemar,
+        paired_bootstrap,
+    )
+    from openodke.llm.cost import CostMeter, CostReport, compare_costs
 
 __all__ = [
     "LABEL_FORMATS",
@@ -92,15 +102,69 @@ __all__ = [
     "run_validate",
 ]
 
-
-# The cost stage's evaluator is the model layer's meter; it loads httpx, so it is imported when
-# first asked for, not by every ``odke eval`` command.
-_COST_NAMES = frozenset({"CostMeter", "CostReport", "compare_costs"})
+_HOMES: dict[str, str] = {
+    "run_ablation": "openodke.eval.ablation",
+    "Comparison": "openodke.eval.compare",
+    "compare_items": "openodke.eval.compare",
+    "DocItem": "openodke.eval.engine.items",
+    "RightWrongItem": "openodke.eval.engine.items",
+    "read_items": "openodke.eval.engine.items",
+    "dump_jsonl": "openodke.eval.engine.jsonl",
+    "load_jsonl": "openodke.eval.engine.jsonl",
+    "RefusalLabel": "openodke.eval.refusals",
+    "report_refusals": "openodke.eval.refusals",
+    "evaluate_extraction": "openodke.eval.stages.extract",
+    "run_extract": "openodke.eval.stages.extract",
+    "evaluate_gate": "openodke.eval.stages.gate",
+    "run_validate": "openodke.eval.stages.gate",
+    "evaluate_grounding": "openodke.eval.stages.ground",
+    "grounding_ablation": "openodke.eval.stages.ground",
+    "run_ground": "openodke.eval.stages.ground",
+    "LABEL_FORMATS": "openodke.eval.stages.labels",
+    "CalibrationLabel": "openodke.eval.stages.labels",
+    "GateLabel": "openodke.eval.stages.labels",
+    "GoldFact": "openodke.eval.stages.labels",
+    "GroundingLabel": "openodke.eval.stages.labels",
+    "LinkRow": "openodke.eval.stages.labels",
+    "PairLabel": "openodke.eval.stages.labels",
+    "RouteLabel": "openodke.eval.stages.labels",
+    "RoutePrediction": "openodke.eval.stages.labels",
+    "ValidationPrediction": "openodke.eval.stages.labels",
+    "describe": "openodke.eval.stages.labels",
+    "evaluate_resolution": "openodke.eval.stages.resolve",
+    "links_from_clusters": "openodke.eval.stages.resolve",
+    "evaluate_routing": "openodke.eval.stages.route",
+    "run_route": "openodke.eval.stages.route",
+    "evaluate_calibration": "openodke.eval.stages.score",
+    "run_score": "openodke.eval.stages.score",
+    "assert_idempotent": "openodke.eval.stages.sink",
+    "check_idempotency": "openodke.eval.stages.sink",
+    "jsonl_counts": "openodke.eval.stages.sink",
+    "evaluate_spans": "openodke.eval.stages.spans",
+    "load_facts": "openodke.eval.stages.spans",
+    "StageReport": "openodke.eval.stages.stage_report",
+    "Interval": "openodke.eval.stats",
+    "McNemar": "openodke.eval.stats",
+    "Paired": "openodke.eval.stats",
+    "bootstrap_interval": "openodke.eval.stats",
+    "detection_limit": "openodke.eval.stats",
+    "mcnemar": "openodke.eval.stats",
+    "paired_bootstrap": "openodke.eval.stats",
+    "CostMeter": "openodke.llm.cost",
+    "CostReport": "openodke.llm.cost",
+    "compare_costs": "openodke.llm.cost",
+}
+"""Where each public name lives."""
 
 
 def __getattr__(name: str) -> Any:
-    if name in _COST_NAMES:
-        from openodke.llm import cost
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'openodke.eval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # found once
+    return value
 
-        return getattr(cost, name)
-    raise AttributeError(f"module 'openodke.eval' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -65,7 +65,10 @@ def read_yaml(path: str | Path) -> Any:
     """An ontology YAML file's data; invalid YAML is an InputError at ``path:line``; anchors
     and aliases are bounded (:mod:`openodke.safeio`)."""
     name = str(path)
-    text = decode(read_bytes(name, what="an ontology file", limit=max_yaml_bytes()), path=name)
+    raw = read_bytes(
+        name, what="an ontology file", limit=max_yaml_bytes(), variable="ODKE_MAX_YAML_MB"
+    )
+    text = decode(raw, path=name)
     if not text.strip():
         raise InputError("empty file: expected an ontology object", path=name)
     return load_yaml(text, path=name)

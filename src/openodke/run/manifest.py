@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -29,6 +30,7 @@ from openodke.llm.redact import REDACTED
 from openodke.ontology import Ontology
 from openodke.run.config import RunConfig, StageSpec
 from openodke.run.parse import load_config, parse_config
+from openodke.safeio import decode, read_bytes, read_json
 from openodke.types import Document
 
 __all__ = [
@@ -149,7 +151,7 @@ def manifest_keys(
 ) -> dict[str, Any]:
     """The keys a run adds to its manifest (see the module docstring)."""
     if config.path is not None and config.path.is_file():
-        raw = config.path.read_bytes().decode("utf-8-sig")
+        raw = decode(read_bytes(config.path, what="a run config"), path=str(config.path))
     else:
         raw = json.dumps(config.raw, sort_keys=True, separators=(",", ":"), default=str)
     return {
@@ -169,14 +171,9 @@ def manifest_keys(
 def read_manifest(path: str | Path) -> dict[str, Any]:
     """A run's ``manifest.json``: InputError (exit 2) unless it is one a run wrote."""
     file = Path(path)
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no such manifest", path=str(file)) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(file)) from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"not JSON: {error.msg}", path=str(file), line=error.lineno) from None
+    if not os.path.lexists(file):
+        raise InputError("no such manifest", path=str(file))
+    data = read_json(file, what="JSON")
     if not isinstance(data, dict) or "manifest_version" not in data:
         raise InputError("not a run manifest (no manifest_version)", path=str(file))
     if data["manifest_version"] != MANIFEST_VERSION:

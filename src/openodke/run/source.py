@@ -13,7 +13,7 @@ twice in one mapping is a problem too (YAML would silently keep the last).
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from openodke.errors import InputError
+from openodke.safeio import FileTooLarge, decode, load_yaml, parse_json, read_bytes
 
 __all__ = ["MAX_ALIASES", "MAX_BYTES", "MAX_NODES", "LineMap", "Source", "read_source", "read_text"]
 
@@ -137,16 +138,12 @@ def _count_aliases(text: str, path: str) -> None:
         return  # composing reports it with its line
 
 
-def _compose(text: str, path: str) -> yaml.Node | None:
+def _load(text: str, path: str) -> tuple[Any, yaml.Node | None]:
+    """The data and the node tree, composed within openodke.safeio's bounds (nesting, aliases
+    inside their own anchor, ``MAX_NODES`` once aliases are followed)."""
     _count_aliases(text, path)
-    try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(f"not YAML: {error.problem or error}", path=path, line=line) from None
-    except yaml.YAMLError as error:
-        raise InputError(f"not YAML: {error}", path=path) from None
+    data, node = load_yaml(text, path=path, node=True, max_nodes=MAX_NODES)
+    return data, node
 
 
 def _lines(node: yaml.Node | None, path: str) -> tuple[LineMap, list[InputError]]:
@@ -163,39 +160,32 @@ def read_text(text: str, path: str, *, json_format: bool = False) -> Source:
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise InputError(f"larger than {MAX_BYTES:,} bytes: not a run config", path=path)
     if json_format:
+        data = parse_json(text, path=path)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"not JSON: {error.msg}", path=path, line=error.lineno) from None
-        try:
-            node = _compose(text, path)
+            _, node = _load(text, path)
         except InputError:
             node = None  # valid JSON YAML cannot read (rare): the problems go without lines
         lines, duplicates = _lines(node, path)
         return Source(data, path, lines, duplicates)
-    node = _compose(text, path)
-    lines, duplicates = _lines(node, path)  # walks first: an alias bomb stops here
-    data = yaml.SafeLoader(text).get_single_data() if node is not None else None
+    data, node = _load(text, path)  # composing refuses an alias bomb before anything is built
+    lines, duplicates = _lines(node, path)
     return Source(data, path, lines, duplicates)
 
 
 def read_source(path: str | Path) -> Source:
     """The run config at ``path`` (``.json`` as JSON, anything else as YAML) with its lines."""
     file = Path(path)
-    try:
-        size = file.stat().st_size
-    except FileNotFoundError:
-        raise InputError("no such run config", path=str(file)) from None
-    except OSError as error:
-        raise InputError(f"cannot read: {error.strerror}", path=str(file)) from None
+    if not os.path.lexists(file):
+        raise InputError("no such run config", path=str(file))
     if file.is_dir():
         raise InputError("is a folder, expected a run config (odke.yaml)", path=str(file))
-    if size > MAX_BYTES:
-        raise InputError(f"larger than {MAX_BYTES:,} bytes: not a run config", path=str(file))
     try:
-        text = file.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InputError(f"not UTF-8 (byte at offset {error.start})", path=str(file)) from None
+        raw = read_bytes(file, what="a run config (odke.yaml)", limit=MAX_BYTES)
+    except FileTooLarge:
+        raise InputError(
+            f"larger than {MAX_BYTES:,} bytes: not a run config", path=str(file)
+        ) from None
+    text = decode(raw, path=str(file))
     return read_text(text, str(file), json_format=file.suffix.casefold() == ".json")
 
 

@@ -3,6 +3,7 @@ text and YAML expansion. Every reader of a user's file goes through here; a refu
 InputError ``path:line: what is wrong`` (exit 2)."""
 
 from openodke.safeio.files import (
+    FileTooLarge,
     decode,
     iter_lines,
     name_problem,
@@ -31,6 +32,7 @@ from openodke.safeio.limits import (
 from openodke.safeio.yamlio import load_yaml, read_yaml
 
 __all__ = [
+    "FileTooLarge",
     "JSONSyntaxError",
     "MAX_INT_DIGITS",
     "MAX_NAME_BYTES",

@@ -22,6 +22,7 @@ from openodke.safeio.limits import MAX_NAME_BYTES, max_file_bytes, max_line_byte
 
 __all__ = [
     "BLOCK",
+    "FileTooLarge",
     "iter_lines",
     "name_problem",
     "open_regular",
@@ -29,6 +30,11 @@ __all__ = [
     "read_text",
     "walk_files",
 ]
+
+
+class FileTooLarge(InputError):
+    """A file past the size a reader reads whole."""
+
 
 BLOCK = 1 << 20
 """Bytes read at a time by :func:`iter_lines`."""
@@ -85,21 +91,26 @@ def open_regular(path: str | os.PathLike[str], *, what: str = "a file") -> Binar
 
 
 def read_bytes(
-    path: str | os.PathLike[str], *, what: str = "a file", limit: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    what: str = "a file",
+    limit: int | None = None,
+    variable: str = "ODKE_MAX_FILE_MB",
 ) -> bytes:
-    """A regular file's bytes, refused past ``limit`` (``max_file_bytes()`` when None)."""
+    """A regular file's bytes, refused past ``limit`` (``max_file_bytes()`` when None); the
+    refusal names ``variable``, the setting that raises the limit."""
     name = os.fspath(path)
     cap = max_file_bytes() if limit is None else limit
     with open_regular(name, what=what) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > cap:
-            raise InputError(_too_big(size, cap, "ODKE_MAX_FILE_MB"), path=name)
+            raise FileTooLarge(_too_big(size, cap, variable), path=name)
         try:
             data = handle.read(cap + 1)
         except OSError as error:
             raise _open_error(error, name, what) from None
     if len(data) > cap:  # grew while read, or a size the kernel does not report (/proc)
-        raise InputError(_too_big(len(data), cap, "ODKE_MAX_FILE_MB"), path=name)
+        raise FileTooLarge(_too_big(len(data), cap, variable), path=name)
     return data
 
 

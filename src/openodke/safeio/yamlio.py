@@ -62,6 +62,7 @@ class _BoundedComposer(Composer):
         super().__init__()
         self._sizes: dict[int, int] = {}
         self._open: list[int] = []  # the nodes being composed, outermost first
+        self.max_nodes = MAX_YAML_NODES
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         line = self.peek_event().start_mark.line + 1
@@ -89,10 +90,10 @@ class _BoundedComposer(Composer):
                 self._sizes.get(id(key), 1) + self._sizes.get(id(value), 1)
                 for key, value in node.value
             )
-        if size > MAX_YAML_NODES:
+        if size > self.max_nodes:
             raise YamlLimit(
-                f"stands for more than {MAX_YAML_NODES:,} values once its aliases are expanded "
-                "(an alias bomb?)",
+                f"expands to more than {self.max_nodes:,} values once its aliases are followed "
+                "(an alias bomb?): refused",
                 line,
             )
         if size > 1:
@@ -123,12 +124,14 @@ else:  # pragma: no cover
             Resolver.__init__(self)
 
 
-def load_yaml(text: str, *, path: str, node: bool = False) -> Any:
+def load_yaml(text: str, *, path: str, node: bool = False, max_nodes: int = MAX_YAML_NODES) -> Any:
     """One YAML document's data (with ``node=True``: ``(data, root node)`` for line numbers).
 
-    InputError ``path:line: invalid YAML: ...`` for a syntax error, and for a document past a limit.
+    InputError ``path:line: invalid YAML: ...`` for a syntax error, and for a document past a
+    limit (``max_nodes``: the values it may expand to).
     """
     loader = _Loader(text)
+    loader.max_nodes = max_nodes
     try:
         root = loader.get_single_node()
         data = None if root is None else loader.construct_document(root)
@@ -154,5 +157,6 @@ def read_yaml(
 ) -> Any:
     """A YAML file's data, read within :func:`~openodke.safeio.limits.max_yaml_bytes`."""
     name = os.fspath(path)
-    text = decode(read_bytes(name, what=what, limit=max_yaml_bytes()), path=name)
+    data = read_bytes(name, what=what, limit=max_yaml_bytes(), variable="ODKE_MAX_YAML_MB")
+    text = decode(data, path=name)
     return load_yaml(text, path=name, node=node)

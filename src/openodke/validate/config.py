@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from openodke.errors import InputError
 from openodke.llm import Budget, ModelRoles
 from openodke.ontology.checks import did_you_mean
-from openodke.safeio import decode, load_yaml, max_yaml_bytes, read_bytes
+from openodke.safeio import read_yaml
 
 __all__ = ["KEYS", "ValidateConfig", "read_config"]
 
@@ -127,8 +127,7 @@ def _lines(node: Any, prefix: str, out: dict[str, int]) -> None:
 def read_config(path: str | Path) -> ValidateConfig:
     """Read a YAML or JSON run config; InputError at ``path:line`` for what ``validate`` needs."""
     where = Path(path)
-    text = decode(read_bytes(where, what="a run config", limit=max_yaml_bytes()), path=str(where))
-    data, root = load_yaml(text, path=str(where), node=True) if text.strip() else (None, None)
+    data, root = read_yaml(where, what="a run config", node=True)
     if not isinstance(data, dict):
         raise InputError("expected a mapping of run config keys", path=str(where))
     lines: dict[str, int] = {}

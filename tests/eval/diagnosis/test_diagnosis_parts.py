@@ -28,6 +28,7 @@ from openodke.eval.diagnosis import (
 )
 from openodke.eval.diagnosis.saturation import loglog_slope
 from openodke.eval.diagnosis.sentences import TextIndex
+from openodke.eval.engine.key_table import KeyTable
 from openodke.eval.engine.matching import fact_key
 from openodke.ontology import Ontology
 
@@ -432,8 +433,11 @@ def test_gold_view_reuses_the_rows_score() -> None:
     score = score_facts(gold, preds)
     view = gold_view(gold, preds, score=score)
     assert view.score is score
-    assert view.gold.key == [fact_key(g.fact) for g in gold]
-    assert view.predicted.key == [fact_key(f) for f in preds]  # the inlined key layout
+    # The columns' keys are those of the encoded keys: the same hashes as the CLI's loader.
+    assert view.gold.keys.key.tolist() == KeyTable.of([fact_key(g.fact) for g in gold]).key.tolist()
+    assert (
+        view.predicted.keys.key.tolist() == KeyTable.of([fact_key(f) for f in preds]).key.tolist()
+    )
     with pytest.raises(ValueError, match="not made from these"):
         gold_view(gold, preds[:1], score=score)
     with pytest.raises(ValueError, match="not made from these"):

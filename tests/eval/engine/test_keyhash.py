@@ -1,5 +1,5 @@
-"""The C hashing (openodke.eval.engine._keyhash) against the same code in Python, and both against the
-key table the Fact-based path builds from encoded keys."""
+"""The C hashing (openodke.eval.engine._keyhash) against the same code in Python, both against the
+key table built from encoded keys, and decoded structs against pydantic Facts (the API's path)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openodke.eval.engine import keyhash
-from openodke.eval.engine.fastload import _Fact, _Gold, _scoped
 from openodke.eval.engine.key_table import KeyTable
+from openodke.eval.engine.keyhash import LITERAL_NAMES, LITERAL_NODE, NARROW, WIDE
 from openodke.eval.engine.matching import fact_key
+from openodke.eval.engine.structs import Fact as _Fact
+from openodke.eval.engine.structs import Gold as _Gold
+from openodke.eval.engine.structs import scoped as _scoped
 from openodke.types import Fact, normalise_value
 
-IMPLEMENTATIONS = [pytest.param(keyhash.py_fact_hashes, keyhash.py_doc_hashes, id="python")]
+IMPLEMENTATIONS = [pytest.param(keyhash.py_fact_columns, keyhash.py_doc_hashes, id="python")]
 if keyhash.COMPILED:
-    IMPLEMENTATIONS.append(pytest.param(keyhash.fact_hashes, keyhash.doc_hashes, id="c"))
+    IMPLEMENTATIONS.append(pytest.param(keyhash.fact_columns, keyhash.doc_hashes, id="c"))
 
 names = st.sampled_from(["ada", "Ada ", "bob", "", "é", "x y"])
 values = st.one_of(
@@ -30,7 +33,7 @@ values = st.one_of(
 )
 facts = st.builds(
     lambda s, t, p, entity, value, polarity, keys, docs: {
-        "subject": {"key": s, "type": t},
+        "subject": {"key": s, "type": t, **({"label": s.upper()} if entity else {})},
         "predicate": p,
         **({"object_entity": {"key": value if isinstance(value, str) else "o"}} if entity
            else {"object_value": value}),
@@ -49,28 +52,49 @@ def _decoded(rows: list[dict]) -> list[_Fact]:
     return msgspec.json.Decoder(list[_Fact]).decode(msgspec.json.encode(rows))
 
 
-def _hashes(fact_hashes, decoded):
-    n = len(decoded)
-    subject, obj, predicate = (np.zeros(n, np.int64) for _ in range(3))
-    literal = np.zeros(n, np.uint8)
+def _columns(fact_columns, rows):
+    n = len(rows)
+    wide, narrow = np.zeros((len(WIDE), n), np.int64), np.zeros((len(NARROW), n), np.int8)
     predicates: dict[int, str] = {}
-    fact_hashes(decoded, normalise_value, _scoped, subject, obj, predicate, literal, predicates)
-    return subject, obj, predicate, literal.view(bool), predicates
+    types: dict[int, str] = {}
+    fact_columns(rows, normalise_value, _scoped, wide, narrow, predicates, types)
+    return dict(zip(WIDE, wide.tolist(), strict=True)), narrow.tolist(), predicates, types
 
 
-@pytest.mark.parametrize(("fact_hashes", "doc_hashes"), IMPLEMENTATIONS)
+@pytest.mark.parametrize(("fact_columns", "doc_hashes"), IMPLEMENTATIONS)
 @settings(max_examples=150, deadline=None)
 @given(rows=st.lists(facts, max_size=8))
-def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_hashes, doc_hashes, rows):
+def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_columns, doc_hashes, rows):
     decoded = _decoded(rows)
-    subject, obj, predicate, literal, predicates = _hashes(fact_hashes, decoded)
+    wide, narrow, predicates, types = _columns(fact_columns, decoded)
     models = [Fact.model_validate(row) for row in rows]
     table = KeyTable.of([fact_key(f) for f in models])
-    assert subject.tolist() == table.subject.tolist()
-    assert obj.tolist() == table.object.tolist()
-    assert predicate.tolist() == table.predicate.tolist()
-    assert literal.tolist() == table.literal.tolist()
+    assert wide["subject_group"] == table.subject.tolist()
+    assert wide["object_group"] == table.object.tolist()
+    assert wide["predicate"] == table.predicate.tolist()
+    assert narrow[0] == table.literal.tolist()
     assert predicates == table.predicates
+    # The same columns from pydantic Facts (the Python API's path).
+    assert _columns(fact_columns, models) == (wide, narrow, predicates, types)
+    for f, row in zip(models, zip(*wide.values(), *narrow, strict=True), strict=True):
+        by = dict(zip([*WIDE, *NARROW], row, strict=True))
+        assert by["subject_node"] == hash(f.subject.key)
+        assert (
+            by["subject_type"] == hash(f.subject.type)
+            and types[by["subject_type"]] == f.subject.type
+        )
+        entity = f.object_entity
+        if entity is None:
+            assert by["object_node"] == hash(normalise_value(f.object_value)) ^ LITERAL_NODE
+            assert by["object_names"] == hash(str(f.object_value)) ^ LITERAL_NAMES
+            assert by["object_type"] == 0
+        else:
+            assert by["object_node"] == hash(entity.key)
+            assert by["object_names"] == hash(
+                (entity.key, entity.type, entity.label, entity.aliases)
+            )
+        assert by["polarity"] == ["asserted", "denied", "partial"].index(f.polarity.value)
+        assert by["verdict"] == 0
 
     n = len(decoded)
     hashes, counts = np.zeros(n, np.int64), np.zeros(n, np.int64)
@@ -82,8 +106,8 @@ def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_hashes, 
     assert docs == {hash(d): d for d in firsts}
 
 
-@pytest.mark.parametrize(("fact_hashes", "doc_hashes"), IMPLEMENTATIONS)
-def test_gold_documents_and_short_buffers(fact_hashes, doc_hashes):
+@pytest.mark.parametrize(("fact_columns", "doc_hashes"), IMPLEMENTATIONS)
+def test_gold_documents_and_short_buffers(fact_columns, doc_hashes):
     gold = msgspec.json.Decoder(list[_Gold]).decode(
         b'[{"doc_id": "a", "fact": {"subject": {"key": "s"}, "predicate": "p", "object_value": 1}},'
         b' {"doc_id": "b", "fact": {"subject": {"key": "s"}, "predicate": "p", "object_value": 2}}]'
@@ -92,11 +116,9 @@ def test_gold_documents_and_short_buffers(fact_hashes, doc_hashes):
     docs: dict[int, str] = {}
     doc_hashes(gold, False, hashes, hashes, docs)
     assert hashes.tolist() == [hash("a"), hash("b")] and docs == {hash("a"): "a", hash("b"): "b"}
-    short = (np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
-    with pytest.raises(ValueError):  # C names the buffer; numpy refuses the Python assignment
-        fact_hashes(
-            [g.fact for g in gold], normalise_value, _scoped, *short, np.zeros(1, np.uint8), {}
-        )
+    short = (np.zeros((len(WIDE), 1), np.int64), np.zeros((len(NARROW), 1), np.int8))
+    with pytest.raises((ValueError, IndexError)):  # C names the buffer; numpy refuses the index
+        fact_columns([g.fact for g in gold], normalise_value, _scoped, *short, {}, {})
 
 
 @pytest.mark.skipif(
@@ -117,10 +139,37 @@ def test_the_loader_reads_the_same_with_the_python_fallback(tmp_path, monkeypatc
     ]  # fmt: skip
     path = tmp_path / "facts.jsonl"
     path.write_text("".join(msgspec.json.encode(r).decode() + "\n" for r in rows))
-    compiled = fastload.load_prediction_keys(path)
-    monkeypatch.setattr(fastload, "fact_hashes", keyhash.py_fact_hashes)
-    monkeypatch.setattr(fastload, "doc_hashes", keyhash.py_doc_hashes)
-    fallback = fastload.load_prediction_keys(path)
+    from openodke.eval.engine import columns
+
+    compiled = fastload.load_facts(path)
+    monkeypatch.setattr(columns, "fact_columns", keyhash.py_fact_columns)
+    monkeypatch.setattr(columns, "doc_hashes", keyhash.py_doc_hashes)
+    fallback = fastload.load_facts(path)
     for column in ("key", "subject", "object", "literal", "predicate"):
         assert getattr(compiled.keys, column).tolist() == getattr(fallback.keys, column).tolist()
+    for column in ("subject_node", "object_node", "object_names", "polarity", "verdict"):
+        assert getattr(compiled, column).tolist() == getattr(fallback, column).tolist()
     assert compiled.docs.tuples() == fallback.docs.tuples()
+
+
+@pytest.mark.parametrize("line_starts", [keyhash.py_line_starts, keyhash.line_starts])
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.sampled_from(["{}", " {}", '{"a": 1}', "", " ", "\t\r", "\r", "x y", "  \t{} "]),
+        max_size=12,
+    ),
+    crlf=st.booleans(),
+    last=st.booleans(),
+)
+def test_line_starts_finds_the_lines_holding_json(line_starts, lines, crlf, last):
+    text = ("\r\n" if crlf else "\n").join(lines) + ("\n" if last else "")
+    block = memoryview(text.encode())
+    expected, at = [], 0
+    for line in text.split("\n"):
+        if line.strip(" \t\r"):
+            expected.append(at)
+        at += len(line) + 1
+    starts = np.zeros(len(expected) + 2, np.int64)
+    assert line_starts(block, starts) == len(expected)
+    assert starts[: len(expected)].tolist() == expected

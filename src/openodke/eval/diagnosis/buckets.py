@@ -42,11 +42,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rapidfuzz import fuzz
+import numpy as np
 
 from openodke.eval.diagnosis.cross import CrossSentence
 from openodke.eval.diagnosis.explain import Explainer
-from openodke.eval.diagnosis.index import PredictionIndex, lookup_form
+from openodke.eval.diagnosis.index import Live, lookup_form
 from openodke.eval.diagnosis.inputs import confirmed_pairs, refused_facts, text_map
 from openodke.eval.diagnosis.models import (
     LABELS,
@@ -56,19 +56,20 @@ from openodke.eval.diagnosis.models import (
     Group,
     Offered,
 )
-from openodke.eval.diagnosis.precision import false_positives, precision_buckets
+from openodke.eval.diagnosis.place import Placed, Rules, place
+from openodke.eval.diagnosis.precision import Refused, false_positives, precision_buckets
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
-from openodke.eval.diagnosis.sentences import SentenceEvidence, name_key
-from openodke.eval.diagnosis.view import Columns, DiagnosisView
-from openodke.eval.engine.fastload import without_gc
+from openodke.eval.diagnosis.sentences import SentenceEvidence
+from openodke.eval.diagnosis.surface import ALIKE, alike, surface_rule
+from openodke.eval.diagnosis.view import DiagnosisView
+from openodke.eval.engine.joins import mix
+from openodke.eval.engine.key_table import KeyTable
 from openodke.eval.engine.matching import DUPLICATE, HIT
+from openodke.eval.engine.pause import without_gc
 from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]
-
-ALIKE = 85.0
-"""rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
 
 _NULL_NOTES = {
     "never_offered": "needs --trace: the run's manifest.json or the run config",
@@ -77,40 +78,48 @@ _NULL_NOTES = {
 }
 
 
-def alike(a: Iterable[str], b: Iterable[str]) -> bool:
-    """The unconfirmed surface-form rule on two ends' names (any pair of names may pass).
-
-    Name keys equal; one contains the other as whole words; or rapidfuzz ratio >= ALIKE.
-    """
-    keys_b = [k for k in {name_key(n) for n in b} if k]
-    for x in {name_key(n) for n in a}:
-        if not x:
-            continue
-        for y in keys_b:
-            if x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} ":
-                return True
-            if fuzz.ratio(x, y) >= ALIKE:
-                return True
-    return False
-
-
 def _offered_forms(offered: Offered) -> dict[str, frozenset[str]]:
     return {lookup_form(t): frozenset(map(lookup_form, ps)) for t, ps in offered.by_type.items()}
 
 
 def _saturation(
-    view: DiagnosisView, index: PredictionIndex, texts: dict[str, str]
+    view: DiagnosisView, live: Live, texts: dict[str, str]
 ) -> tuple[Saturation, dict[int, int]]:
     m = view.score.matching
     lengths = {d: len(texts[doc].split()) for d, doc in enumerate(m.documents) if doc in texts}
-    gold_per_doc = Counter(m.gold_doc[m.gold_status != DUPLICATE].tolist())
+    gold_per_doc = np.bincount(m.gold_doc[m.gold_status != DUPLICATE], minlength=len(m.documents))
     docs = sorted(lengths)
     fit = saturation(
         [lengths[d] for d in docs],
-        [int(index.per_document[d]) for d in docs],
-        [gold_per_doc.get(d, 0) for d in docs],
+        [int(live.per_document[d]) for d in docs],
+        [int(gold_per_doc[d]) for d in docs],
     )
     return fit, lengths
+
+
+def _refused_table(
+    view: DiagnosisView, refused: Refused | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Sorted codes of (document, key) of the refused facts, each with its first refused row."""
+    if refused is None:
+        return None
+    codes, rows = refused.first_codes()
+    order = np.argsort(codes)
+    return codes[order], rows[order]
+
+
+def _confirmed(view: DiagnosisView, lenient: Iterable[Any] | None) -> tuple[Any, Any]:
+    """Codes of (document, gold key) a judge confirmed, and code -> the prediction judged."""
+    if lenient is None:
+        return None, None
+    pairs = confirmed_pairs(lenient)
+    doc_index = {doc: d for d, doc in enumerate(view.documents)}
+    items = [(doc_index.get(doc, -3), key, fact) for (doc, key), fact in pairs.items()]
+    if not items:
+        return np.empty(0, np.int64), {}
+    keys = KeyTable.of([key for _, key, _ in items]).key
+    codes = mix(np.array([d for d, _, _ in items], dtype=np.int64), keys)
+    return codes, dict(zip(codes.tolist(), (fact for *_, fact in items), strict=True))
 
 
 @without_gc
@@ -135,22 +144,23 @@ def diagnose(
     None. ``examples`` misses are kept per bucket, from different documents first.
     """
     m = view.score.matching
-    g = view.gold
-    index = PredictionIndex(view)
+    live = Live(view)
     text_of = text_map(texts)
     cross = CrossSentence(view, evidence, text_of)
-    fit, lengths = _saturation(view, index, text_of)
-    refused = refused_facts(validator) if validator is not None else None
-    refused_cols = Columns.of((f for f, _ in refused or ()), (f.doc_ids for f, _ in refused or ()))
-    doc_index = {doc: d for d, doc in enumerate(m.documents)}
-    refused_keys: dict[tuple[int, str], int] = {}
-    for r, docs in enumerate(refused_cols.docs):
-        d = next((doc_index[x] for x in docs if x in doc_index), -1 if not docs else None)
-        if d is not None:
-            refused_keys.setdefault((d, refused_cols.key[r]), r)
-    confirmed = confirmed_pairs(lenient) if lenient is not None else None
+    fit, lengths = _saturation(view, live, text_of)
+    refused = Refused(view, refused_facts(validator)) if validator is not None else None
+    confirmed, judged = _confirmed(view, lenient)
     forms = _offered_forms(offered) if offered is not None else None
-    explain = Explainer(view, refused, refused_cols, confirmed, cross.reason)
+    rules = Rules(
+        forms=forms,
+        refused=_refused_table(view, refused),
+        confirmed=confirmed,
+        surface=surface_rule(view, live),
+        cross=cross.answers() if cross.measured else None,
+        long_document=_long(fit, lengths, len(m.documents)),
+    )
+    placed = place(view, live, rules)
+    explain = Explainer(view, refused, judged, cross.reason)
 
     measured = {b: True for b in RECALL_BUCKETS}
     measured["never_offered"] = offered is not None
@@ -158,81 +168,21 @@ def diagnose(
     measured["cross_sentence"] = cross.measured
     measured["saturation"] = fit.measured
 
-    status = m.gold_status.tolist()
-    gold_doc = m.gold_doc.tolist()
-    landed: dict[str, list[tuple[int, int | None, str]]] = {b: [] for b in RECALL_BUCKETS}
-    knobs: set[str] = set()
-    # Locals: this loop runs once per miss.
-    subjects, objects, predicates, keys, types = (
-        g.subject,
-        g.obj,
-        g.predicate,
-        g.key,
-        g.subject_type,
-    )
-    pair, triple, hit, pred_predicate = (
-        index.pair,
-        index.triple,
-        index.hit,
-        view.predicted.predicate,
-    )
-    get, has_node = index.get, index.has_node
-
-    def place(i: int, d: int) -> tuple[str, int | None]:
-        """The first bucket miss ``i`` (in document ``d``) fits, and its nearest prediction."""
-        s, o, p = subjects[i], objects[i], predicates[i]
-        if forms is not None:
-            allowed = forms.get(lookup_form(types[i]))
-            if not allowed or lookup_form(p) not in allowed:
-                knobs.add("types" if not allowed else "snippet_limit")
-                return "never_offered", None
-        if refused is not None:
-            caught = refused_keys.get((d, keys[i]), refused_keys.get((-1, keys[i])))
-            if caught is not None:
-                return "refused", caught
-        same_way = get(pair, d, s, o)
-        near = next((j for j in same_way if not hit[j] and pred_predicate[j] != p), None)
-        if near is not None:
-            return "wrong_relation", near
-        other_way = get(pair, d, o, s) if o[0] == "E" else None
-        if other_way:
-            return "inverse", other_way[0]
-        near = _surface(view, index, i, d, confirmed, m.documents)
-        if near is not None:
-            return "surface_form", near
-        apart = get(triple, d, s, p, o)
-        if apart:
-            return "scored_apart", apart[0]
-        if same_way:  # a hit links the pair: something came near, so not 7 or 8
-            return "linked_other", same_way[0]
-        if cross.measured and cross(i):
-            return "cross_sentence", None
-        if fit.saturated and fit.is_long(lengths.get(d, 0)):
-            return "saturation", None
-        if has_node(d, s) and has_node(d, o):
-            return "not_linked", None
-        return "entity_missing", None
-
-    for i, st in enumerate(status):
-        if st != HIT and st != DUPLICATE:
-            bucket, near = place(i, gold_doc[i])
-            landed[bucket].append((i, near, bucket))
-
-    fp_rows = false_positives(view, index)
+    fp_rows = false_positives(view, live)
     rates, replays = rates_and_replays(
         view,
-        index,
+        live,
         forms=forms,
         cross=cross if cross.measured else None,
         fit=fit,
         lengths=lengths,
-        refused=refused_cols if refused is not None else None,
+        refused=refused,
         inverses=inverses,
     )
-    misses = sum(len(v) for v in landed.values())
+    misses = len(placed.rows)
     buckets: list[Bucket] = []
     for name in RECALL_BUCKETS:
-        rows = landed[name]
+        rows, near = placed.landed(name)
         count = len(rows) if measured[name] else None
         label = LABELS[name]
         if name == "surface_form" and confirmed is None:
@@ -245,11 +195,11 @@ def diagnose(
                 label=label,
                 count=count,
                 share=(count / misses if misses else None) if count is not None else None,
-                examples=tuple(explain.recall(name, rows, examples, fit, lengths)),
+                examples=tuple(explain.recall(name, rows, near, examples, fit, lengths)),
                 note=note,
             )
         )
-    buckets.extend(precision_buckets(view, fp_rows, refused_keys, refused, explain, examples))
+    buckets.extend(precision_buckets(view, fp_rows, refused, explain, examples))
     return Diagnosis(
         row=row,
         gold=int((m.gold_status != DUPLICATE).sum()),
@@ -260,38 +210,22 @@ def diagnose(
         confirmed=confirmed is not None,
         rates=rates,
         replays=replays,
-        groups=_groups(view, landed),
+        groups=_groups(view, placed),
         offered_knobs=tuple(
-            f"stages.extractor.{k}" for k in ("snippet_limit", "types") if k in knobs
+            f"stages.extractor.{k}" for k in ("snippet_limit", "types") if k in placed.knobs
         ),
         notes=(fit.note,) if text_of else (),
     )
 
 
-def _surface(
-    view: DiagnosisView,
-    index: PredictionIndex,
-    i: int,
-    d: int,
-    confirmed: dict[tuple[str, str], Any] | None,
-    documents: list[str],
-) -> int | None:
-    """Bucket 5's candidate for gold ``i``: a prediction index, -2 (a judge said same), or None."""
-    g, p = view.gold, view.predicted
-    if confirmed is not None:
-        return -2 if (documents[d], g.key[i]) in confirmed else None
-    candidates = index.get(index.by_relation, d, g.predicate[i], g.polarity[i])
-    if not candidates:
+def _long(fit: Saturation, lengths: dict[int, int], documents: int) -> np.ndarray | None:
+    """Per document: output is flat and the document is long (None: not saturated)."""
+    if not fit.saturated:
         return None
-    subject, obj = set(g.subject_names.keys(i)), set(g.object_names.keys(i))
-    for j in candidates:
-        same_subject = p.obj[j] != g.obj[i] and not subject.isdisjoint(p.subject_names.keys(j))
-        if same_subject and alike(g.object_names[i], p.object_names[j]):
-            return j
-        same_object = p.subject[j] != g.subject[i] and not obj.isdisjoint(p.object_names.keys(j))
-        if same_object and alike(g.subject_names[i], p.subject_names[j]):
-            return j
-    return None
+    out = np.zeros(documents, dtype=bool)
+    for d in range(documents):
+        out[d] = fit.is_long(lengths.get(d, 0))
+    return out
 
 
 def _recall_note(name: str, measured: bool, fit: Saturation, confirmed: bool) -> str | None:
@@ -304,20 +238,22 @@ def _recall_note(name: str, measured: bool, fit: Saturation, confirmed: bool) ->
     return None
 
 
-def _groups(
-    view: DiagnosisView, landed: dict[str, list[tuple[int, int | None, str]]]
-) -> dict[str, tuple[Group, ...]]:
-    g = view.gold
+def _groups(view: DiagnosisView, placed: Placed) -> dict[str, tuple[Group, ...]]:
+    g, ends = view.gold, view.gold_ends
     out: dict[str, tuple[Group, ...]] = {}
-    for name, rows in landed.items():
-        if not rows:
+    for name in RECALL_BUCKETS:
+        rows, _ = placed.landed(name)
+        if not len(rows):
             continue
-        if name == "never_offered":
-            names = Counter(
-                f"{g.subject_type[i]} · {g.predicate[i].replace('_', ' ')}" for i, _, _ in rows
-            )
-        else:
-            names = Counter(g.predicate[i].replace("_", " ") for i, _, _ in rows)
+        typed = name == "never_offered"
+        codes = (
+            mix(g.subject_type[rows], g.keys.predicate[rows]) if typed else g.keys.predicate[rows]
+        )
+        distinct, first, counts = np.unique(codes, return_index=True, return_counts=True)
+        names: Counter[str] = Counter()
+        for i, count in zip(rows[first].tolist(), counts.tolist(), strict=True):
+            words = ends.predicate(i).replace("_", " ")
+            names[f"{ends.subject_type(i)} · {words}" if typed else words] += count
         top = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[:5]
         out[name] = tuple(Group(name=k, count=v) for k, v in top)
     return out

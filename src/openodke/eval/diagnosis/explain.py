@@ -1,40 +1,48 @@
-"""Examples: a few misses per bucket, each with the nearest prediction and why it landed there."""
+"""Examples: a few misses per bucket, each with the nearest prediction and why it landed there.
+
+Only the examples are read in words (:class:`~openodke.eval.diagnosis.names.Ends`): a bucket of
+100,000 misses reads the three it shows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from openodke.eval.diagnosis.models import DiagnosisExample
+from openodke.eval.diagnosis.names import Ends, scoped_of
 from openodke.eval.diagnosis.saturation import Saturation
-from openodke.eval.diagnosis.view import Columns, DiagnosisView
-from openodke.types import Fact
+from openodke.eval.diagnosis.view import DiagnosisView
+from openodke.eval.engine.columns import FactColumns
+from openodke.eval.engine.joins import first_of_each, mix
+from openodke.eval.engine.keyhash import POLARITIES
+
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.precision import Refused
 
 __all__ = ["Explainer", "pick"]
 
-
-def pick(rows: Sequence[Any], doc_of: Any, k: int) -> list[Any]:
-    """Up to ``k`` rows in their order: one per document first, then the next ones in order."""
-    if k <= 0:
-        return []
-    chosen: list[int] = []
-    seen: set[str] = set()
-    for n, row in enumerate(rows):
-        doc = doc_of(row)
-        if doc not in seen:
-            seen.add(doc)
-            chosen.append(n)
-            if len(chosen) == k:
-                break
-    if len(chosen) < k:
-        taken = set(chosen)
-        chosen.extend([n for n in range(len(rows)) if n not in taken][: k - len(chosen)])
-    return [rows[n] for n in sorted(chosen)]
+CONFIRMED = -2  # as place.CONFIRMED: a judge said same
 
 
-def _fact_text(fact: Fact) -> str:
-    cols = Columns.of([fact], [fact.doc_ids])
-    return cols.text(0)
+def pick(docs: np.ndarray, k: int) -> np.ndarray:
+    """Up to ``k`` positions of rows (whose documents are ``docs``, in order): one per document
+    first, then the next ones in order; returned in order."""
+    if k <= 0 or not len(docs):
+        return np.empty(0, dtype=np.int64)
+    order = np.argsort(docs, kind="stable")
+    firsts = np.sort(order[first_of_each(docs[order])])[:k]
+    if len(firsts) < k:
+        rest = np.setdiff1d(np.arange(len(docs)), firsts, assume_unique=True)
+        firsts = np.sort(np.concatenate([firsts, rest[: k - len(firsts)]]))
+    return firsts
+
+
+def _fact_text(fact: Any) -> str:
+    ends = Ends(FactColumns.of_facts([fact]))
+    return ends.text(0)
 
 
 class Explainer:
@@ -43,113 +51,124 @@ class Explainer:
     def __init__(
         self,
         view: DiagnosisView,
-        refused: list[tuple[Fact, str | None]] | None,
-        refused_cols: Columns,
-        confirmed: dict[tuple[str, str], Fact] | None,
-        cross_reason: Any = None,
+        refused: Refused | None,
+        judged: dict[int, Any] | None,
+        cross_reason: Callable[[int], str] | None = None,
     ) -> None:
+        self.view, self.refused, self.judged = view, refused, judged
         self.cross_reason = cross_reason
-        self.view, self.refused, self.refused_cols, self.confirmed = (
-            view,
-            refused,
-            refused_cols,
-            confirmed,
-        )
 
     def recall(
         self,
         name: str,
-        rows: list[tuple[int, int | None, str]],
+        rows: np.ndarray,
+        near: np.ndarray,
         k: int,
         fit: Saturation,
         lengths: dict[int, int],
     ) -> list[DiagnosisExample]:
-        """Examples of one recall bucket."""
-        g, p = self.view.gold, self.view.predicted
-        gold_doc = self.view.score.matching.gold_doc
+        """Examples of one recall bucket: ``rows`` its misses, ``near`` their nearest rows."""
+        m = self.view.score.matching
+        gold, said = self.view.gold_ends, self.view.predicted_ends
+        chosen = pick(m.gold_doc[rows], k)
         out = []
-        for i, near, _ in pick(rows, lambda r: g.docs[r[0]][0], k):
-            doc = g.docs[i][0]
+        for i, j in zip(rows[chosen].tolist(), near[chosen].tolist(), strict=True):
+            d = int(m.gold_doc[i])
+            doc = m.documents[d]
             nearest = None
-            if name == "refused" and near is not None:
-                nearest = self.refused_cols.text(near)
-            elif name == "surface_form" and near == -2 and self.confirmed is not None:
-                nearest = _fact_text(self.confirmed[(doc, g.key[i])])
-            elif near is not None and near >= 0:
-                nearest = p.text(near)
-            why = self._why(name, i, near, fit, lengths.get(int(gold_doc[i]), 0))
-            out.append(DiagnosisExample(doc_id=doc, gold=g.text(i), nearest=nearest, why=why))
+            if name == "refused" and j >= 0 and self.refused is not None:
+                nearest = self.refused.ends.text(j)
+            elif name == "surface_form" and j == CONFIRMED and self.judged is not None:
+                code = int(self._judged_code(i))
+                nearest = _fact_text(self.judged[code])
+            elif j >= 0 and name != "refused":
+                nearest = said.text(j)
+            why = self._why(name, i, j, fit, lengths.get(d, 0))
+            out.append(DiagnosisExample(doc_id=doc, gold=gold.text(i), nearest=nearest, why=why))
         return out
 
-    def _why(self, name: str, i: int, near: int | None, fit: Saturation, length: int) -> str:
-        g, p = self.view.gold, self.view.predicted
+    def _judged_code(self, i: int) -> int:
+        m, g = self.view.score.matching, self.view.gold
+        return int(mix(m.gold_doc[i : i + 1], g.keys.key[i : i + 1])[0])
+
+    def _why(self, name: str, i: int, j: int, fit: Saturation, length: int) -> str:
+        gold, said = self.view.gold_ends, self.view.predicted_ends
         if name == "never_offered":
-            return f"not offered for {g.subject_type[i]}"
+            return f"not offered for {gold.subject_type(i)}"
         if name == "refused":
-            reason = self.refused[near][1] if self.refused and near is not None else None
+            reason = self.refused.reason(j) if self.refused is not None and j >= 0 else None
             return f"refused: {reason}" if reason else "the gate refused it"
-        if name == "wrong_relation" and near is not None:
-            return f"written as {p.predicate[near].replace('_', ' ')}"
+        if name == "wrong_relation" and j >= 0:
+            return f"written as {said.predicate(j).replace('_', ' ')}"
         if name == "inverse":
             return "written the other way round"
         if name == "surface_form":
-            if near is None or near < 0:
+            if j < 0:
                 return "a judge said same"
-            differs = p.obj[near] != g.obj[i]
-            written = (p.object_names if differs else p.subject_names)[near]
+            differs = self.view.predicted.object_node[j] != self.view.gold.object_node[i]
+            written = said.names(j, not differs)
             return f"unconfirmed: written as {written[0] if written else '?'}"
-        if name == "scored_apart" and near is not None:
-            return self._apart(i, near)
+        if name == "scored_apart" and j >= 0:
+            return self._apart(i, j)
         if name == "cross_sentence":
             return self.cross_reason(i) if self.cross_reason else "the evidence spans sentences"
         if name == "saturation":
             return f"{length:,} words, over the median {fit.median_length:,.0f}; output is flat"
-        if name == "linked_other" and near is not None:
-            return f"linked as {p.predicate[near].replace('_', ' ')}"
+        if name == "linked_other" and j >= 0:
+            return f"linked as {said.predicate(j).replace('_', ' ')}"
         if name == "entity_missing":
             return "an end is in no prediction for the document"
         return "both ends extracted, never in one prediction"
 
     def _apart(self, i: int, j: int) -> str:
         g, p = self.view.gold, self.view.predicted
+        gold, said = self.view.gold_ends, self.view.predicted_ends
         if p.subject_type[j] != g.subject_type[i]:
-            return f"typed {p.subject_type[j]}, not {g.subject_type[i]}"
+            return f"typed {said.subject_type(j)}, not {gold.subject_type(i)}"
         if p.polarity[j] != g.polarity[i]:
-            return f"polarity {p.polarity[j]}, not {g.polarity[i]}"
-        if p.scoped[j] != g.scoped[i]:
+            return f"polarity {POLARITIES[p.polarity[j]]}, not {POLARITIES[g.polarity[i]]}"
+        if scoped_of(said.fact(j)) != scoped_of(gold.fact(i)):
             return "identity qualifiers differ"
-        if p.key[j] != g.key[i]:
+        if p.keys.key[j] != g.keys.key[i]:
             return "the object's kind differs"
         return "paired with another gold fact"
 
-    def precision(self, name: str, rows: list[int], k: int) -> list[DiagnosisExample]:
+    def precision(self, name: str, rows: np.ndarray, k: int) -> list[DiagnosisExample]:
         """Examples of one precision class: the false positive, and the gold it displaced."""
         m = self.view.score.matching
-        docs = m.documents
-        out = []
+        out: list[DiagnosisExample] = []
         if name == "refused_not_in_gold":
-            cols = self.refused_cols
-            for r in pick(rows, lambda r: cols.docs[r][0] if cols.docs[r] else "", k):
-                reason = self.refused[r][1] if self.refused else None
+            refused = self.refused
+            if refused is None:
+                return out
+            cited = refused.columns.docs
+            docs = np.where(cited.present[rows], cited.hashes[rows], 0)
+            for r in rows[pick(docs, k)].tolist():
+                doc = cited.names[int(cited.hashes[r])] if cited.present[r] else ""
+                reason = refused.reason(r)
                 out.append(
                     DiagnosisExample(
-                        doc_id=cols.docs[r][0] if cols.docs[r] else "",
-                        gold=cols.text(r),
+                        doc_id=doc,
+                        gold=refused.ends.text(r),
                         why=f"refused: {reason}" if reason else "refused, and not in gold",
                     )
                 )
             return out
-        p, g = self.view.predicted, self.view.gold
-        pred_doc = m.pred_doc.tolist()
-        partner = m.pred_partner.tolist()
-
-        def doc_of(j: int) -> str:
-            return docs[pred_doc[j]] if pred_doc[j] >= 0 else (p.docs[j][0] if p.docs[j] else "")
-
-        for j in pick(rows, doc_of, k):
-            nearest = g.text(partner[j]) if partner[j] >= 0 else None
+        gold, said = self.view.gold_ends, self.view.predicted_ends
+        cited = self.view.predicted.docs
+        scored = m.pred_doc[rows]
+        # A false positive's document: where it was scored, else the first it cites (none: "").
+        keys = np.where(scored >= 0, scored, -1)
+        for j in rows[pick(keys, k)].tolist():
+            d = int(m.pred_doc[j])
+            if d >= 0:
+                doc = m.documents[d]
+            else:
+                doc = cited.names[int(cited.hashes[j])] if cited.present[j] else ""
+            partner = int(m.pred_partner[j])
+            nearest = gold.text(partner) if partner >= 0 else None
             why = "supported by its passage" if name == "written_supported" else "not in gold"
             if nearest is not None:
                 why = "in place of a gold fact"
-            out.append(DiagnosisExample(doc_id=doc_of(j), gold=p.text(j), nearest=nearest, why=why))
+            out.append(DiagnosisExample(doc_id=doc, gold=said.text(j), nearest=nearest, why=why))
         return out

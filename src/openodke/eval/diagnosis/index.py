@@ -1,24 +1,25 @@
-"""The row's predictions indexed by what the buckets ask of them, per document.
+"""The row's live predictions, indexed by what the buckets ask of them, per document.
 
 A prediction sits in the document matching scored it in; one citing no document (matched, like the
-matcher does, against gold anywhere) sits under document -1, which every lookup also reads.
-Repeats of a prediction in its document (``duplicate``) and predictions citing only unlabelled
-documents (``unscored``) are left out: they were never scored.
+matcher does, against gold anywhere) sits under document -1, which every lookup also reads, after
+the document's own. Repeats of a prediction in its document (``duplicate``) and predictions citing
+only unlabelled documents (``unscored``) are left out: they were never scored. Each index is a
+:class:`~openodke.eval.engine.joins.Lookup` over hash codes, so a question is asked for every
+missed gold fact at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
 from openodke.eval.diagnosis.view import DiagnosisView
+from openodke.eval.engine.joins import Lookup, distinct, member, mix
 from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.ontology import lookup_form as _lookup_form
 
-__all__ = ["PredictionIndex", "lookup_form"]
+__all__ = ["UNCITED", "Live", "lookup_form"]
 
 
 @lru_cache(maxsize=1 << 14)
@@ -28,47 +29,53 @@ def lookup_form(name: str) -> str:
 
 
 UNCITED = -1
-_NONE: list[int] = []  # shared and never mutated: get() returns it for a miss
 
 
-class PredictionIndex:
-    """Lookups over the live predictions of a view."""
+class Live:
+    """Lookups over the live predictions of a view.
+
+    ``pair``: (document, subject node, object node); ``triple``: (document, subject node,
+    predicate, object node); ``relation``: (document, predicate, polarity), predictions that are
+    not hits only (surface-form candidates). ``rows`` are the live predictions in order.
+    """
 
     def __init__(self, view: DiagnosisView) -> None:
         m = view.score.matching
         p = view.predicted
-        status = m.pred_status.tolist()
-        doc = m.pred_doc.tolist()
-        self.hit = [s == HIT for s in status]
-        self.live = [j for j, s in enumerate(status) if s not in (UNSCORED, DUPLICATE)]
-        self.doc = doc
-        self.pair: dict[tuple[int, str, str], list[int]] = {}
-        self.triple: dict[tuple[int, str, str, str], list[int]] = {}
-        self.by_relation: dict[tuple[int, str, str], list[int]] = {}
-        self.nodes: dict[int, set[str]] = {}
-        for j in self.live:
-            d, s, o, pred, pol = doc[j], p.subject[j], p.obj[j], p.predicate[j], p.polarity[j]
-            self.pair.setdefault((d, s, o), []).append(j)
-            self.triple.setdefault((d, s, pred, o), []).append(j)
-            nodes = self.nodes.setdefault(d, set())
-            nodes.add(s)
-            nodes.add(o)
-            if not self.hit[j]:  # surface-form candidates: never a hit
-                self.by_relation.setdefault((d, pred, pol), []).append(j)
-        self.uncited = UNCITED in self.nodes
-        self.per_document = np.bincount(
-            np.asarray([doc[j] for j in self.live if doc[j] >= 0], dtype=np.int64),
-            minlength=len(m.documents),
+        status = m.pred_status
+        self.hit = status == HIT
+        self.doc = m.pred_doc
+        rows = np.flatnonzero((status != UNSCORED) & (status != DUPLICATE))
+        self.rows = rows
+        d = m.pred_doc[rows]
+        s, o = p.subject_node[rows], p.object_node[rows]
+        predicate = p.keys.predicate[rows]
+        self.pair = Lookup(mix(d, s, o), rows)
+        self.triple = Lookup(mix(d, s, predicate, o), rows)
+        open_ = ~self.hit[rows]
+        self.relation = Lookup(
+            mix(d[open_], predicate[open_], p.polarity[rows][open_].astype(np.int64)), rows[open_]
         )
+        self._ends = (d, s, o)
+        self._nodes: np.ndarray | None = None
+        self.uncited = bool(np.any(d == UNCITED))
+        self.per_document = np.bincount(d[d >= 0], minlength=len(m.documents))
 
-    def get(self, table: dict[Any, list[int]], d: int, *rest: Hashable) -> list[int]:
-        """The entries for ``(d, *rest)`` and for the uncited ``(-1, *rest)``."""
-        here = table.get((d, *rest), _NONE)
+    def uncited_codes(self, *columns: np.ndarray) -> np.ndarray | None:
+        """The codes of ``columns`` in the uncited document (None when nothing is uncited)."""
         if not self.uncited:
-            return here
-        there = table.get((UNCITED, *rest), _NONE)
-        return here + there if there else here
+            return None
+        return mix(np.full(len(columns[0]), UNCITED, dtype=np.int64), *columns)
 
-    def has_node(self, d: int, node: str) -> bool:
-        """True when some prediction for document ``d`` (or citing none) has ``node`` as an end."""
-        return node in self.nodes.get(d, ()) or node in self.nodes.get(UNCITED, ())
+    def has_node(self, docs: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Per row: some live prediction of its document (or citing none) has the node as an
+        end."""
+        if self._nodes is None:  # built when first asked: most misses land before this
+            d, s, o = self._ends
+            self._nodes = distinct(np.concatenate([mix(d, s), mix(d, o)]))
+        found = member(mix(docs, nodes), self._nodes, ready=True)
+        if self.uncited:
+            found |= member(
+                mix(np.full(len(nodes), UNCITED, np.int64), nodes), self._nodes, ready=True
+            )
+        return found

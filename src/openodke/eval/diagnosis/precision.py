@@ -10,58 +10,92 @@ total.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-from openodke.eval.diagnosis.explain import Explainer
-from openodke.eval.diagnosis.index import PredictionIndex
+import numpy as np
+
+from openodke.eval.diagnosis.index import Live
 from openodke.eval.diagnosis.models import LABELS, PRECISION_BUCKETS, Bucket
+from openodke.eval.diagnosis.names import Ends
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE
+from openodke.eval.engine.columns import FactColumns
+from openodke.eval.engine.joins import first_of_each, member, mix
+from openodke.eval.engine.keyhash import VERDICTS
+from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE, scored_documents
+from openodke.types import Fact
 
-__all__ = ["NULL_NOTES", "false_positives", "precision_buckets"]
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.explain import Explainer
+
+__all__ = ["NULL_NOTES", "Refused", "false_positives", "precision_buckets"]
 
 NULL_NOTES = {
     "refused_not_in_gold": "needs --validator: what the gate refused",
     "written_supported": "no prediction carries a grounding verdict",
 }
+_UNCHECKED, _SUPPORTED = VERDICTS.index("unchecked"), VERDICTS.index("supported")
 
 
-def false_positives(view: DiagnosisView, index: PredictionIndex) -> dict[str, list[int]]:
+class Refused:
+    """What the gate refused, as columns: each fact, the gate's reason, and the document it is
+    scored in (-1: it cites none; -2: it cites only unlabelled documents)."""
+
+    def __init__(self, view: DiagnosisView, refused: list[tuple[Fact, str | None]]) -> None:
+        self.facts = refused
+        self.columns = FactColumns.of_facts([f for f, _ in refused])
+        self.ends = Ends(self.columns)
+        self.doc = scored_documents(self.columns.docs, view.documents)
+        self.key = self.columns.keys.key
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def reason(self, r: int) -> str | None:
+        """The gate's reason for refused fact ``r``."""
+        return self.facts[r][1]
+
+    def first_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Codes of (document, key) in the order each first appears, with that first row;
+        facts citing only unlabelled documents are left out."""
+        rows = np.flatnonzero(self.doc != -2)
+        codes = mix(self.doc[rows], self.key[rows])
+        order = np.argsort(codes, kind="stable")
+        firsts = np.sort(order[first_of_each(codes[order])])
+        return codes[firsts], rows[firsts]
+
+
+def false_positives(view: DiagnosisView, live: Live) -> dict[str, np.ndarray]:
     """The written false positives, by class; ``written_supported`` absent when unmeasured."""
     m = view.score.matching
-    status = m.pred_status.tolist()
-    verdicts = view.predicted.verdict
-    graded = any(verdicts[j] != "unchecked" for j in index.live)
-    rows: dict[str, list[int]] = {"written_supported": [], "written_other": []}
-    for j in index.live:
-        if status[j] in (SPURIOUS, WRONG_VALUE, WRONG_ENTITY):
-            supported = graded and verdicts[j] == "supported"
-            rows["written_supported" if supported else "written_other"].append(j)
+    rows = live.rows
+    verdicts = view.predicted.verdict[rows]
+    graded = bool(np.any(verdicts != _UNCHECKED))
+    status = m.pred_status[rows]
+    wrong = (status == SPURIOUS) | (status == WRONG_VALUE) | (status == WRONG_ENTITY)
+    supported = wrong & (verdicts == _SUPPORTED) if graded else np.zeros(len(rows), dtype=bool)
+    found = {"written_supported": rows[supported], "written_other": rows[wrong & ~supported]}
     if not graded:
-        rows.pop("written_supported")
-    return rows
+        found.pop("written_supported")
+    return found
 
 
 def precision_buckets(
     view: DiagnosisView,
-    fp_rows: dict[str, list[int]],
-    refused_keys: dict[tuple[int, str], int],
-    refused: list[Any] | None,
+    fp_rows: dict[str, np.ndarray],
+    refused: Refused | None,
     explain: Explainer,
     examples: int,
 ) -> list[Bucket]:
     """The three precision-side buckets (the gate's catches null without ``validator``)."""
     m = view.score.matching
-    gold_keys = {(d, k) for d, k in zip(m.gold_doc.tolist(), view.gold.key, strict=True)}
-    all_gold = set(view.gold.key)
-    caught: list[int] | None = None
+    caught: np.ndarray | None = None
     if refused is not None:
-        caught = [
-            r
-            for (d, key), r in refused_keys.items()
-            if ((d, key) not in gold_keys if d >= 0 else key not in all_gold)
-        ]
-    counts: dict[str, list[int] | None] = {
+        codes, rows = refused.first_codes()
+        doc = refused.doc[rows]
+        in_doc = member(codes, mix(m.gold_doc, view.gold.keys.key))
+        anywhere = member(refused.key[rows], view.gold.keys.key)
+        caught = rows[np.where(doc >= 0, ~in_doc, ~anywhere)]
+    counts: dict[str, np.ndarray | None] = {
         "refused_not_in_gold": caught,
         "written_supported": fp_rows.get("written_supported"),
         "written_other": fp_rows["written_other"],
@@ -69,8 +103,9 @@ def precision_buckets(
     total = sum(len(v) for v in counts.values() if v is not None)
     out = []
     for name in PRECISION_BUCKETS:
-        rows = counts[name]
-        count = None if rows is None else len(rows)
+        found = counts[name]
+        count = None if found is None else len(found)
+        shown = found if found is not None else np.empty(0, dtype=np.int64)
         out.append(
             Bucket(
                 bucket=name,
@@ -78,7 +113,7 @@ def precision_buckets(
                 label=LABELS[name],
                 count=count,
                 share=None if count is None or not total else count / total,
-                examples=tuple(explain.precision(name, rows or [], examples)),
+                examples=tuple(explain.precision(name, shown, examples)),
                 note=NULL_NOTES.get(name) if count is None else None,
             )
         )

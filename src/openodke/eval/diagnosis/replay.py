@@ -15,18 +15,29 @@ step), unless the prediction set already holds it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from openodke.eval.diagnosis.cross import CrossSentence
-from openodke.eval.diagnosis.index import PredictionIndex, lookup_form
+from openodke.eval.diagnosis.index import Live, lookup_form
 from openodke.eval.diagnosis.inputs import inverse_pairs
 from openodke.eval.diagnosis.models import Rate, Replay
 from openodke.eval.diagnosis.saturation import Saturation
-from openodke.eval.diagnosis.view import Columns, DiagnosisView
-from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED, MatchKey, encode_key
-from openodke.eval.stages.extract import KeyRows, PredictionKeyRows, score_keys
+from openodke.eval.diagnosis.view import DiagnosisView
+from openodke.eval.engine.joins import first_of_each, member, mix
+from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.matching import (
+    DUPLICATE,
+    HIT,
+    UNSCORED,
+    match_keys,
+    scored_documents,
+)
+
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.precision import Refused
 
 __all__ = ["derived_inverses", "rates_and_replays", "replay"]
 
@@ -41,19 +52,11 @@ def _recall(counts: dict[str, int]) -> float | None:
     return counts["tp"] / n if n else None
 
 
-def _scored_doc(cited: tuple[str, ...], doc_index: dict[str, int]) -> int:
-    """Where matching scores a fact: its first labelled document (-1: none cited; -2: none
-    labelled, so unscored)."""
-    if not cited:
-        return -1
-    for doc in cited:
-        d = doc_index.get(doc)
-        if d is not None:
-            return d
-    return -2
-
-
-def replay(view: DiagnosisView, docs: list[tuple[str, ...]], keys: list[str]) -> Replay:
+def replay(
+    view: DiagnosisView,
+    docs: DocColumn | Sequence[tuple[str, ...]],
+    keys: KeyTable | Sequence[str],
+) -> Replay:
     """The row's predictions plus ``keys`` (citing ``docs``), rescored; repeats left out.
 
     When no prediction, old or added, cites nothing, the rescore is reckoned without rerunning
@@ -63,46 +66,45 @@ def replay(view: DiagnosisView, docs: list[tuple[str, ...]], keys: list[str]) ->
     positive (spurious or wrong, both count so) and every gold fact not hit stays a miss. A fact
     citing no document is matched against gold anywhere, so then the matcher is rerun.
     """
+    cited = docs if isinstance(docs, DocColumn) else DocColumn.of_cited(list(docs))
+    table = keys if isinstance(keys, KeyTable) else KeyTable.of(list(keys))
     m = view.score.matching
-    p = view.predicted
-    doc_index = {doc: d for d, doc in enumerate(m.documents)}
-    pred_doc, pred_status = m.pred_doc.tolist(), m.pred_status.tolist()
-    uncited = any(d == -1 and st != UNSCORED for d, st in zip(pred_doc, pred_status, strict=True))
-    have = {(d, k) for d, k in zip(pred_doc, p.key, strict=True) if d >= 0}
-    extra: list[tuple[int, tuple[str, ...], str]] = []
-    for cited, key in zip(docs, keys, strict=True):
-        d = _scored_doc(cited, doc_index)
-        uncited = uncited or d == -1
-        if d == -1 or (d, key) not in have:
-            have.add((d, key))
-            extra.append((d, cited, key))
+    ng = len(m.gold_status)
+    pred_key = m.rows.key[ng:]
+    d = scored_documents(cited, m.documents)
+    uncited = bool(np.any((m.pred_doc == -1) & (m.pred_status != UNSCORED))) or bool(
+        np.any(d == -1)
+    )
+    codes = mix(d, table.key)
+    scored = m.pred_doc >= 0
+    have = mix(m.pred_doc[scored], pred_key[scored])
+    # Each (document, key) once, unless it cites nothing (those are all added).
+    fresh = np.flatnonzero((d != -1) & ~member(codes, have))
+    order = np.argsort(codes[fresh], kind="stable")
+    fresh = fresh[order][first_of_each(codes[fresh][order])]
+    kept = np.sort(np.concatenate([fresh, np.flatnonzero(d == -1)]))
     before = m.counts()
     if uncited:
-        gold = KeyRows([d[0] for d in view.gold.docs], view.gold.key)
-        after = score_keys(
-            gold,
-            PredictionKeyRows(
-                [*p.docs, *(c for _, c, _ in extra)], [*p.key, *(k for *_, k in extra)]
-            ),
+        after = match_keys(
+            view.gold.docs,
+            view.gold.keys,
+            DocColumn.concat([view.predicted.docs, cited.take(kept)]),
+            KeyTable.concat([view.predicted.keys, table.take(kept)]),
             m.documents,
-        ).matching.counts()
+        ).counts()
     else:
-        unfound = {
-            (d, k)
-            for d, k, st in zip(
-                m.gold_doc.tolist(), view.gold.key, m.gold_status.tolist(), strict=True
-            )
-            if st not in (HIT, DUPLICATE)
-        }
-        scored = [(d, k) for d, _, k in extra if d >= 0]
-        found = sum((d, k) in unfound for d, k in scored)
+        unfound = (m.gold_status != HIT) & (m.gold_status != DUPLICATE)
+        added = kept[d[kept] >= 0]
+        found = int(
+            np.count_nonzero(member(codes[added], mix(m.gold_doc, m.rows.key[:ng])[unfound]))
+        )
         after = {
             "tp": before["tp"] + found,
-            "fp": before["fp"] + len(scored) - found,
+            "fp": before["fp"] + len(added) - found,
             "fn": before["fn"] - found,
         }
     return Replay(
-        added=sum(d != -2 for d, _, _ in extra),
+        added=int(np.count_nonzero(d[kept] != -2)),
         found=after["tp"] - before["tp"],
         recall_before=_recall(before),
         recall_after=_recall(after),
@@ -112,59 +114,74 @@ def replay(view: DiagnosisView, docs: list[tuple[str, ...]], keys: list[str]) ->
 
 
 def derived_inverses(
-    view: DiagnosisView, index: PredictionIndex, implied: dict[str, tuple[str, ...]]
-) -> tuple[list[tuple[str, ...]], list[str]]:
-    """The reversed facts the inverse step would add: (cited documents, key) for each."""
-    p = view.predicted
+    view: DiagnosisView, live: Live, implied: dict[str, tuple[str, ...]]
+) -> tuple[DocColumn, KeyTable]:
+    """The reversed facts the inverse step would add: their cited documents and keys."""
+    p, said = view.predicted, view.predicted_ends
     forms = {lookup_form(k): v for k, v in implied.items()}
-    docs: list[tuple[str, ...]] = []
-    keys: list[str] = []
-    for j in index.live:
-        if p.obj[j][0] != "E" or p.object_type[j] is None:
+    names = p.keys.predicates
+    implies = {h: forms.get(lookup_form(name), ()) for h, name in names.items()}
+    rows = live.rows[~p.keys.literal[live.rows]]
+    rows = rows[
+        np.fromiter((bool(implies[h]) for h in p.keys.predicate[rows].tolist()), bool, len(rows))
+    ]
+    parts: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
+    taken: list[int] = []
+    said.load(rows.tolist())
+    for j in rows.tolist():
+        fact = said.fact(j)
+        target = fact.object_entity
+        if target is None:
             continue
-        for q in forms.get(lookup_form(p.predicate[j]), ()):
-            key = MatchKey(
-                q, p.obj[j][1:], p.object_type[j] or "", False, p.subject[j][1:], p.polarity[j], ()
+        polarity = p.polarity[j]
+        for q in implies[int(p.keys.predicate[j])]:
+            values = (
+                q,
+                target.key,
+                target.type or "",
+                fact.subject.key,
+                False,
+                _POLARITY[polarity],
+                "",
             )
-            docs.append(p.docs[j])
-            keys.append(encode_key(key))
-    return docs, keys
+            for column, value in zip(parts, values, strict=True):
+                column.append(value)
+            taken.append(j)
+    said.forget()
+    return p.docs.take(np.asarray(taken, dtype=np.int64)), KeyTable.of_parts(parts)  # type: ignore[arg-type]
+
+
+_POLARITY = ("asserted", "denied", "partial")
 
 
 def rates_and_replays(
     view: DiagnosisView,
-    index: PredictionIndex,
+    live: Live,
     *,
     forms: dict[str, frozenset[str]] | None,
     cross: CrossSentence | None,
     fit: Saturation,
     lengths: dict[int, int],
-    refused: Columns | None,
+    refused: Refused | None,
     inverses: Any,
 ) -> tuple[dict[str, Rate | None], dict[str, Replay | None]]:
     """The four rates and the two replays (None where the run cannot say)."""
     m = view.score.matching
-    g = view.gold
+    g, ends = view.gold, view.gold_ends
     scored = m.gold_status != DUPLICATE
     hit = m.gold_status == HIT
     masks: dict[str, np.ndarray] = {"row": scored}
     if forms is not None:
         # Once per (type, predicate): a run has few of each.
-        offered: dict[tuple[str, str], bool] = {}
-        for pair in zip(g.subject_type, g.predicate, strict=True):
-            if pair not in offered:
-                allowed = forms.get(lookup_form(pair[0]))
-                offered[pair] = bool(allowed) and lookup_form(pair[1]) in allowed  # type: ignore[operator]
-        masks["offered"] = scored & np.fromiter(
-            (offered[pair] for pair in zip(g.subject_type, g.predicate, strict=True)),
-            bool,
-            len(g.key),
-        )
+        pairs = mix(g.subject_type, g.keys.predicate)
+        distinct, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
+        offered = np.empty(len(distinct), dtype=bool)
+        for k, i in enumerate(first.tolist()):
+            allowed = forms.get(lookup_form(ends.subject_type(i)))
+            offered[k] = bool(allowed) and lookup_form(ends.predicate(i)) in allowed  # type: ignore[operator]
+        masks["offered"] = scored & offered[inverse.reshape(-1)]
     if cross is not None:
-        answers = cross.answers()
-        masks["same_sentence"] = scored & np.fromiter(
-            (a is False for a in answers), bool, len(answers)
-        )
+        masks["same_sentence"] = scored & (cross.answers() == 0)
     if fit.measured:
         short = np.zeros(len(m.documents) + 1, dtype=bool)  # the last slot: no text
         for d, length in lengths.items():
@@ -185,8 +202,8 @@ def rates_and_replays(
     }
     replays: dict[str, Replay | None] = {"audit": None, "inverses": None}
     if refused is not None:
-        replays["audit"] = replay(view, refused.docs, refused.key)
+        replays["audit"] = replay(view, refused.columns.docs, refused.columns.keys)
     implied = inverse_pairs(inverses) if inverses is not None else {}
     if implied:
-        replays["inverses"] = replay(view, *derived_inverses(view, index, implied))
+        replays["inverses"] = replay(view, *derived_inverses(view, live, implied))
     return rates, replays

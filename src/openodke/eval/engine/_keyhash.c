@@ -1,18 +1,22 @@
-/* The fast loader's per-row hashing, in C (openodke.eval.keyhash is the same in Python).
+/* The engine's per-row hashing, in C (openodke.eval.engine.keyhash is the same in Python).
  *
- * For each decoded fact it hashes the tuples KeyTable.of_parts hashes:
+ * For each fact (a decoded struct or a pydantic Fact: the same attributes) it hashes the tuples
+ * KeyTable.of_parts hashes:
  *   subject group (predicate, subject.key, subject.type, polarity, scoped)
  *   object group  (predicate, object, literal, polarity)
- * with the very tuples and Python's own hash, so the two paths give the same numbers; and
- * the first cited document and the number of citations. A Python loop over these attributes
+ * with the very tuples and Python's own hash, so the two paths give the same numbers; what the
+ * diagnosis joins on (each end's node, the types, the names an end goes by, polarity, verdict);
+ * and the first cited document and the number of citations. A Python loop over these attributes
  * costs several microseconds a row on a million rows; this costs a fraction of one.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 static PyObject *s_predicate, *s_subject, *s_key, *s_type, *s_polarity, *s_identity_keys,
-    *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty;
+    *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty, *s_label, *s_aliases,
+    *s_verdict;
 
 /* The hashes lately written to a names dict, by their low bits: a row repeating one of them
  * (the same predicate, the same document as the row before) skips the dict. */
@@ -44,31 +48,78 @@ static int writable(Py_buffer *view, Py_ssize_t n, Py_ssize_t width, const char 
     return 0;
 }
 
-/* hash of (a, b, c, d[, e]) as Python computes it. */
+/* hash((a, b, c, ...)) as CPython computes it (Objects/tupleobject.c, the xxHash-based tuple
+ * hash of 3.8 and later), without building the tuple: most of what a row costs. The Python twin
+ * hashes real tuples; a test holds the two equal. */
+#define XXPRIME_1 ((Py_uhash_t)11400714785074694791ULL)
+#define XXPRIME_2 ((Py_uhash_t)14029467366897019727ULL)
+#define XXPRIME_5 ((Py_uhash_t)2870177450012600261ULL)
+#define XXROTATE(x) ((x << 31) | (x >> 33))
+
 static Py_hash_t tuple_hash(PyObject *items[], Py_ssize_t n) {
-    PyObject *t = PyTuple_New(n);
-    if (t == NULL) return -1;
+    Py_uhash_t acc = XXPRIME_5;
     for (Py_ssize_t i = 0; i < n; i++) {
-        Py_INCREF(items[i]);
-        PyTuple_SET_ITEM(t, i, items[i]);
+        Py_uhash_t lane = PyObject_Hash(items[i]);
+        if (lane == (Py_uhash_t)-1) return -1;
+        acc += lane * XXPRIME_2;
+        acc = XXROTATE(acc);
+        acc *= XXPRIME_1;
     }
-    Py_hash_t h = PyObject_Hash(t);
-    Py_DECREF(t);
+    acc += n ^ (XXPRIME_5 ^ 3527539UL);
+    if (acc == (Py_uhash_t)-1) return 1546275796;
+    return (Py_hash_t)acc;
+}
+
+/* Salts that keep a literal's node and names apart from an entity's with the same string. */
+#define LITERAL_NODE ((int64_t)0x5bd1e9955bd1e995LL)
+#define LITERAL_NAMES ((int64_t)0x27d4eb2f165667c5LL)
+
+/* The columns one fact fills, by row. */
+enum { SUBJECT, OBJECT, PREDICATE, SUBJECT_NODE, OBJECT_NODE, SUBJECT_TYPE, OBJECT_TYPE,
+       SUBJECT_NAMES, OBJECT_NAMES, WIDE };
+enum { LITERAL, POLARITY, VERDICT, NARROW };
+
+static const char *POLARITIES[] = {"asserted", "denied", "partial", NULL};
+static const char *VERDICTS[] = {"unchecked", "supported", "contradicted", "not_found", NULL};
+
+/* The index of a str among names (str subclasses such as StrEnum members count); -1: none. */
+static int code_of(PyObject *value, const char *names[]) {
+    if (!PyUnicode_Check(value)) return -1;
+    for (int k = 0; names[k] != NULL; k++)
+        if (PyUnicode_CompareWithASCIIString(value, names[k]) == 0) return k;
+    return -1;
+}
+
+/* hash((key, type, label, aliases)): an entity's names follow from these four. */
+static Py_hash_t names_hash(PyObject *entity, PyObject *key, PyObject *type) {
+    PyObject *label = PyObject_GetAttr(entity, s_label);
+    if (label == NULL) return -1;
+    PyObject *aliases = PyObject_GetAttr(entity, s_aliases);
+    if (aliases == NULL) {
+        Py_DECREF(label);
+        return -1;
+    }
+    PyObject *items[] = {key, type, label, aliases};
+    Py_hash_t h = tuple_hash(items, 4);
+    Py_DECREF(label);
+    Py_DECREF(aliases);
     return h;
 }
 
-/* One fact's parts; returns -1 on error. */
-static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, int64_t *subject,
-                    int64_t *object, int64_t *predicate, uint8_t *literal, PyObject *predicates,
-                    Recent *recent) {
+/* One fact's columns; returns -1 on error. */
+static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, int64_t *wide,
+                    int8_t *narrow, Py_ssize_t n, PyObject *predicates, PyObject *types,
+                    Recent *recent, Recent *recent_types) {
     int err = -1;
     PyObject *pred = NULL, *subj = NULL, *skey = NULL, *stype = NULL, *pol = NULL, *ik = NULL,
-             *scoped = NULL, *entity = NULL, *obj = NULL;
+             *scoped = NULL, *entity = NULL, *obj = NULL, *otype = NULL, *value = NULL,
+             *verdict = NULL;
     if ((pred = PyObject_GetAttr(fact, s_predicate)) == NULL) goto done;
     if ((subj = PyObject_GetAttr(fact, s_subject)) == NULL) goto done;
     if ((skey = PyObject_GetAttr(subj, s_key)) == NULL) goto done;
     if ((stype = PyObject_GetAttr(subj, s_type)) == NULL) goto done;
     if ((pol = PyObject_GetAttr(fact, s_polarity)) == NULL) goto done;
+    if ((verdict = PyObject_GetAttr(fact, s_verdict)) == NULL) goto done;
     if ((ik = PyObject_GetAttr(fact, s_identity_keys)) == NULL) goto done;
     int has_keys = PyObject_IsTrue(ik);
     if (has_keys < 0) goto done;
@@ -80,10 +131,8 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
     if ((entity = PyObject_GetAttr(fact, s_object_entity)) == NULL) goto done;
     int is_literal = entity == Py_None;
     if (is_literal) {
-        PyObject *value = PyObject_GetAttr(fact, s_object_value);
-        if (value == NULL) goto done;
+        if ((value = PyObject_GetAttr(fact, s_object_value)) == NULL) goto done;
         obj = PyLong_CheckExact(value) ? PyObject_Str(value) : PyObject_CallOneArg(literal_of, value);
-        Py_DECREF(value);
     } else {
         obj = PyObject_GetAttr(entity, s_key);
     }
@@ -91,17 +140,42 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
     PyObject *flag = is_literal ? Py_True : Py_False;
     PyObject *subject_items[] = {pred, skey, stype, pol, scoped};
     PyObject *object_items[] = {pred, obj, flag, pol};
-    Py_hash_t hs = tuple_hash(subject_items, 5);
-    if (hs == -1 && PyErr_Occurred()) goto done;
-    Py_hash_t ho = tuple_hash(object_items, 4);
-    if (ho == -1 && PyErr_Occurred()) goto done;
-    Py_hash_t hp = PyObject_Hash(pred);
-    if (hp == -1 && PyErr_Occurred()) goto done;
-    if (remember(predicates, hp, pred, recent) < 0) goto done;
-    *subject = hs;
-    *object = ho;
-    *predicate = hp;
-    *literal = (uint8_t)is_literal;
+    Py_hash_t h;
+    if ((h = tuple_hash(subject_items, 5)) == -1 && PyErr_Occurred()) goto done;
+    wide[SUBJECT * n] = h;
+    if ((h = tuple_hash(object_items, 4)) == -1 && PyErr_Occurred()) goto done;
+    wide[OBJECT * n] = h;
+    if ((h = PyObject_Hash(pred)) == -1 && PyErr_Occurred()) goto done;
+    wide[PREDICATE * n] = h;
+    if (remember(predicates, h, pred, recent) < 0) goto done;
+    if ((h = PyObject_Hash(skey)) == -1 && PyErr_Occurred()) goto done;
+    wide[SUBJECT_NODE * n] = h;
+    if ((h = PyObject_Hash(obj)) == -1 && PyErr_Occurred()) goto done;
+    wide[OBJECT_NODE * n] = is_literal ? ((int64_t)h ^ LITERAL_NODE) : h;
+    if ((h = PyObject_Hash(stype)) == -1 && PyErr_Occurred()) goto done;
+    wide[SUBJECT_TYPE * n] = h;
+    if (remember(types, h, stype, recent_types) < 0) goto done;
+    if ((h = names_hash(subj, skey, stype)) == -1 && PyErr_Occurred()) goto done;
+    wide[SUBJECT_NAMES * n] = h;
+    if (is_literal) {
+        wide[OBJECT_TYPE * n] = 0;
+        PyObject *text = PyObject_Str(value);
+        if (text == NULL) goto done;
+        h = PyObject_Hash(text);
+        Py_DECREF(text);
+        if (h == -1 && PyErr_Occurred()) goto done;
+        wide[OBJECT_NAMES * n] = (int64_t)h ^ LITERAL_NAMES;
+    } else {
+        if ((otype = PyObject_GetAttr(entity, s_type)) == NULL) goto done;
+        if ((h = PyObject_Hash(otype)) == -1 && PyErr_Occurred()) goto done;
+        wide[OBJECT_TYPE * n] = h;
+        if (remember(types, h, otype, recent_types) < 0) goto done;
+        if ((h = names_hash(entity, obj, otype)) == -1 && PyErr_Occurred()) goto done;
+        wide[OBJECT_NAMES * n] = h;
+    }
+    narrow[LITERAL * n] = (int8_t)is_literal;
+    narrow[POLARITY * n] = (int8_t)code_of(pol, POLARITIES);
+    narrow[VERDICT * n] = (int8_t)code_of(verdict, VERDICTS);
     err = 0;
 done:
     Py_XDECREF(pred);
@@ -113,39 +187,39 @@ done:
     Py_XDECREF(scoped);
     Py_XDECREF(entity);
     Py_XDECREF(obj);
+    Py_XDECREF(otype);
+    Py_XDECREF(value);
+    Py_XDECREF(verdict);
     return err;
 }
 
-PyDoc_STRVAR(fact_hashes_doc,
-             "fact_hashes(facts, literal_of, scoped_of, subject, object, predicate, literal, "
-             "predicates)\n\nFill the int64 buffers subject/object/predicate and the uint8 "
-             "buffer literal, one row per fact; predicates maps each predicate hash to its name.");
+PyDoc_STRVAR(fact_columns_doc,
+             "fact_columns(facts, literal_of, scoped_of, wide, narrow, predicates, types)\n\n"
+             "Fill, one column entry per fact, the C-ordered int64 array wide (9 x n: subject "
+             "group, object group, predicate, subject node, object node, subject type, object "
+             "type, subject names, object names) and the int8 array narrow (3 x n: literal, "
+             "polarity, verdict); predicates and types map each hash to its name.");
 
-static PyObject *fact_hashes(PyObject *self, PyObject *args) {
-    PyObject *facts, *literal_of, *scoped_of, *predicates;
-    Py_buffer subject, object, predicate, literal;
-    if (!PyArg_ParseTuple(args, "O!OOw*w*w*w*O!", &PyList_Type, &facts, &literal_of, &scoped_of,
-                          &subject, &object, &predicate, &literal, &PyDict_Type, &predicates))
+static PyObject *fact_columns(PyObject *self, PyObject *args) {
+    PyObject *facts, *literal_of, *scoped_of, *predicates, *types;
+    Py_buffer wide, narrow;
+    if (!PyArg_ParseTuple(args, "O!OOw*w*O!O!", &PyList_Type, &facts, &literal_of, &scoped_of,
+                          &wide, &narrow, &PyDict_Type, &predicates, &PyDict_Type, &types))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(facts);
-    Recent recent = {{0}, {0}};
-    if (writable(&subject, n, 8, "subject") < 0 || writable(&object, n, 8, "object") < 0 ||
-        writable(&predicate, n, 8, "predicate") < 0 || writable(&literal, n, 1, "literal") < 0)
+    Recent recent = {{0}, {0}}, recent_types = {{0}, {0}};
+    if (writable(&wide, n, 8 * WIDE, "wide") < 0 || writable(&narrow, n, NARROW, "narrow") < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of,
-                     (int64_t *)subject.buf + i, (int64_t *)object.buf + i,
-                     (int64_t *)predicate.buf + i, (uint8_t *)literal.buf + i, predicates,
-                     &recent) < 0)
+        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of, (int64_t *)wide.buf + i,
+                     (int8_t *)narrow.buf + i, n, predicates, types, &recent, &recent_types) < 0)
             goto done;
     }
     result = Py_NewRef(Py_None);
 done:
-    PyBuffer_Release(&subject);
-    PyBuffer_Release(&object);
-    PyBuffer_Release(&predicate);
-    PyBuffer_Release(&literal);
+    PyBuffer_Release(&wide);
+    PyBuffer_Release(&narrow);
     return result;
 }
 
@@ -203,8 +277,38 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(line_starts_doc,
+             "line_starts(block, starts) -> int\n\nWrite into the int64 buffer starts where "
+             "each line of block holding more than JSON whitespace begins (as many as fit); "
+             "return how many there are.");
+
+static PyObject *line_starts(PyObject *self, PyObject *args) {
+    Py_buffer block, starts;
+    if (!PyArg_ParseTuple(args, "y*w*", &block, &starts)) return NULL;
+    const char *data = (const char *)block.buf;
+    Py_ssize_t size = block.len, room = starts.len / 8, count = 0, at = 0;
+    int64_t *out = (int64_t *)starts.buf;
+    while (at < size) {
+        const char *stop = memchr(data + at, '\n', (size_t)(size - at));
+        Py_ssize_t end = stop == NULL ? size : stop - data;
+        for (Py_ssize_t k = at; k < end; k++) {
+            char c = data[k];
+            if (c != ' ' && c != '\t' && c != '\r') {
+                if (count < room) out[count] = at;
+                count++;
+                break;
+            }
+        }
+        at = end + 1;
+    }
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
-    {"fact_hashes", fact_hashes, METH_VARARGS, fact_hashes_doc},
+    {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
+    {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
     {NULL, NULL, 0, NULL},
 };
@@ -226,6 +330,9 @@ PyMODINIT_FUNC PyInit__keyhash(void) {
     INTERN(s_evidence, "evidence");
     INTERN(s_doc_id, "doc_id");
     INTERN(s_empty, "");
+    INTERN(s_label, "label");
+    INTERN(s_aliases, "aliases");
+    INTERN(s_verdict, "verdict");
 #undef INTERN
     return PyModule_Create(&module);
 }

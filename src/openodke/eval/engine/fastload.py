@@ -1,203 +1,59 @@
-"""The fast path for large extraction files: JSONL straight to columns of key hashes.
+"""Reading GoldFact and Fact files straight to columns: the engine's loader, at every size.
 
-``odke eval extract`` on a million rows cannot afford a pydantic model per row, so this module
-decodes lines with msgspec structs that mirror :class:`~openodke.types.Fact` and
-:class:`~openodke.eval.stages.labels.GoldFact` field for field (unknown keys forbidden), a few hundred
-kilobytes of the memory-mapped file at a time, and hashes each block's keys and documents
-(:mod:`~openodke.eval.engine.keyhash`) into a :class:`~openodke.eval.engine.key_table.KeyTable` and
-:class:`~openodke.eval.engine.key_table.DocColumn`. Large files are read in parts by forked workers.
+Lines are decoded a few hundred kilobytes of the memory-mapped file at a time into msgspec structs
+(:mod:`~openodke.eval.engine.structs`), and each block is hashed into
+:class:`~openodke.eval.engine.columns.FactColumns` with each row's byte offset, so the few rows the
+diagnosis must read in words are found again (:class:`~openodke.eval.engine.rows.FileRows`).
+Files past :data:`PARALLEL_BYTES` are read in parts by forked workers; that only decides how many
+processes read, never what is read or what a user gets.
 
 Any line the structs refuse sends the whole file through the pydantic reader instead, which
 either accepts it (a coercion only pydantic makes) or raises the usual ``path:line: what is
-wrong``. So the fast path never accepts what the models refuse, and a test checks both paths
-give the same metrics.
+wrong``. So the loader never accepts what the models refuse.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
 import mmap
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import numpy as np
 
+from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
 from openodke.eval.engine.jsonl import load_jsonl
-from openodke.eval.engine.key_table import DocColumn, KeyTable
-from openodke.eval.engine.keyhash import doc_hashes, fact_hashes
-from openodke.eval.engine.matching import fact_key
-from openodke.eval.stages.extract import KeyRows, PredictionKeyRows
+from openodke.eval.engine.keyhash import line_starts
+from openodke.eval.engine.pause import paused_gc, without_gc
+from openodke.eval.engine.rows import FileRows, ModelRows
+from openodke.eval.engine.structs import Fact as FactStruct
+from openodke.eval.engine.structs import Gold as GoldStruct
 from openodke.eval.stages.labels import GoldFact
-from openodke.types import Fact, normalise_value
+from openodke.types import Fact
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
+    from openodke.eval.diagnosis.texts import TextAnswers
     from openodke.eval.pipeline.fact_checks import FactChecks
 
 __all__ = [
     "PARALLEL_BYTES",
     "load_both",
-    "load_gold_keys",
-    "load_prediction_keys",
+    "load_facts",
+    "load_gold",
     "paused_gc",
     "without_gc",
 ]
 
-_Tier = Literal["unverified", "community", "authoritative", "curated"]
-_Value = str | int | float | bool
-
-
-class _Resolution(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    method: str
-    score: float | None = None
-    linker: str | None = None
-
-
-class _Entity(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    key: str
-    type: str = "Thing"
-    label: str | None = None
-    aliases: tuple[str, ...] = ()
-    external_id: str | None = None
-    resolution: _Resolution | None = None
-    attributes: dict[str, Any] = {}
-
-
-class _Span(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    doc_id: str
-    start: int
-    end: int
-    quote: str | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.start <= self.end:
-            raise ValueError("span offsets out of order")
-
-
-class _Evidence(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    doc_id: str
-    span: _Span | None = None
-    mention: _Span | None = None
-    span_origin: Literal["cited", "located", "context"] = "cited"
-    uri: str | None = None
-    tier: _Tier = "unverified"
-    retrieved_at: datetime | None = None
-
-
-class _Support(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    source: str
-    documents: tuple[str, ...] = ()
-    tier: _Tier = "unverified"
-    retrieved_at: datetime | None = None
-
-
-class _Fact(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    subject: _Entity
-    predicate: str
-    id: str | None = None
-    object_entity: _Entity | None = None
-    object_value: _Value | None = None
-    polarity: Literal["asserted", "denied", "partial"] = "asserted"
-    qualifiers: dict[str, Any] = {}
-    identity_keys: tuple[str, ...] = ()
-    valid_from: datetime | None = None
-    valid_to: datetime | None = None
-    evidence: tuple[_Evidence, ...] = ()
-    extractor: str = "unknown"
-    confidence: float = 0.0
-    verdict: Literal["unchecked", "supported", "contradicted", "not_found"] = "unchecked"
-    support: int = 1
-    supported_by: tuple[_Support, ...] = ()
-    retired_at: datetime | None = None
-
-    def __post_init__(self) -> None:
-        if (self.object_entity is None) == (self.object_value is None):
-            raise ValueError("exactly one of object_entity and object_value must be set")
-
-
-class _Gold(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    doc_id: str
-    fact: _Fact
-
-
-def _scoped(f: _Fact) -> str:
-    q = f.qualifiers
-    pairs = tuple(sorted((k, repr(q[k])) for k in f.identity_keys if k in q))
-    return repr(pairs) if pairs else ""
-
-
-# A part's blocks share one names dict per column (the last argument below), so joining the
-# blocks' tables never merges dicts.
-
-
-def _table(facts: list[_Fact], predicates: dict[int, str]) -> KeyTable:
-    """The facts' key table (:func:`~openodke.eval.engine.keyhash.fact_hashes`)."""
-    n = len(facts)
-    subject, obj, predicate = (np.empty(n, np.int64) for _ in range(3))
-    literal = np.empty(n, np.uint8)
-    fact_hashes(facts, normalise_value, _scoped, subject, obj, predicate, literal, predicates)
-    return KeyTable(subject, obj, literal.view(bool), predicate, predicates)
-
-
-def _cited(rows: list[_Fact], names: dict[int, str]) -> DocColumn:
-    """Each prediction's cited documents."""
-    n = len(rows)
-    hashes, counts = np.empty(n, np.int64), np.empty(n, np.int64)
-    doc_hashes(rows, True, hashes, counts, names)
-    more = {
-        j: tuple(dict.fromkeys(e.doc_id for e in rows[j].evidence))
-        for j in np.flatnonzero(counts > 1).tolist()
-    }
-    return DocColumn(hashes, names, counts > 0, more)
-
-
-def _gold_docs(rows: list[_Gold], names: dict[int, str]) -> DocColumn:
-    hashes = np.empty(len(rows), np.int64)
-    doc_hashes(rows, False, hashes, hashes, names)  # no counts for gold: any buffer will do
-    return DocColumn(hashes, names, np.ones(len(rows), dtype=bool))
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while millions of rows are built (see below)."""
-    # Millions of small containers make the cyclic collector rescan the heap over and over;
-    # nothing here builds a cycle, so it is paused while rows load, and what was loaded is moved
-    # out of its sight (gc.freeze) so it is not rescanned later either. Refcounting frees it.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def without_gc(function: F) -> F:
-    """Run ``function`` with the cyclic collector paused (see :func:`paused_gc`)."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with paused_gc():
-            return function(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
-
-
 _FAST_ERRORS = (msgspec.DecodeError, ValueError, UnicodeDecodeError, OSError)
 _CHUNK = 256 << 10  # bytes decoded at once: small enough that its rows stay in the CPU cache
 _Range = tuple[int, int]
+_PENDING = ModelRows(())  # a part's rows before the parent knows the whole file's offsets
+_BLANK = frozenset(b" \t\r\n")
 
 
 def _ranges(path: Path, parts: int) -> list[_Range]:
@@ -214,9 +70,9 @@ def _ranges(path: Path, parts: int) -> list[_Range]:
     return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
-def _chunks(path: Path, span: _Range) -> Iterator[memoryview]:
-    """The lines of ``span`` in blocks of about ``_CHUNK`` bytes, each ending at a line break:
-    views of the file mapped into memory, so no byte is copied."""
+def _chunks(path: Path, span: _Range) -> Iterator[tuple[int, memoryview]]:
+    """The lines of ``span`` in blocks of about ``_CHUNK`` bytes, each ending at a line break,
+    with the offset it starts at: views of the file mapped into memory, so no byte is copied."""
     with path.open("rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     view = memoryview(mapped)
@@ -224,90 +80,95 @@ def _chunks(path: Path, span: _Range) -> Iterator[memoryview]:
     while start < end:
         cut = mapped.find(b"\n", min(start + _CHUNK, end) - 1, end)
         stop = end if cut < 0 else cut + 1
-        yield view[start:stop]
+        yield start, view[start:stop]
         start = stop
 
 
-def _gold_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable]:
-    decode = msgspec.json.Decoder(_Gold).decode_lines
-    docs: list[DocColumn] = []
-    keys: list[KeyTable] = []
-    names: dict[int, str] = {}
-    predicates: dict[int, str] = {}
-    with paused_gc():
-        for block in _chunks(Path(path), span):
-            rows = decode(block)
-            docs.append(_gold_docs(rows, names))
-            keys.append(_table([g.fact for g in rows], predicates))
-    if not keys:
-        raise ValueError("no rows")  # the pydantic reader says what is wrong
-    return DocColumn.concat(docs), KeyTable.concat(keys)
+def _starts(block: memoryview, rows: int) -> np.ndarray:
+    """Where each line of ``block`` holding JSON starts (blank lines skipped, as the decoder
+    skips them); ValueError when that is not ``rows`` lines."""
+    starts = np.empty(rows, np.int64)
+    if line_starts(block, starts) != rows:
+        raise ValueError("the lines and the decoded rows disagree")
+    return starts
 
 
-# Set by load_both before its workers fork, so they inherit it instead of receiving a copy.
+# Set by load_both before its workers fork, so they inherit them instead of receiving a copy.
 _CHECKS: FactChecks | None = None
+_TEXTS: TextAnswers | None = None
 
 
-def _prediction_part(path: str, span: _Range) -> tuple[DocColumn, KeyTable, bytes | None]:
-    decode = msgspec.json.Decoder(_Fact).decode_lines
-    docs: list[DocColumn] = []
-    keys: list[KeyTable] = []
+def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]:
+    """A byte range of a file as columns (their ``rows`` pending) and each row's offset."""
+    decode = msgspec.json.Decoder(GoldStruct if gold else FactStruct).decode_lines
+    checks = None if gold else _CHECKS
+    texts = _TEXTS if gold else None
+    blocks: list[FactColumns] = []
+    offsets: list[np.ndarray] = []
     names: dict[int, str] = {}
     predicates: dict[int, str] = {}
-    checks = _CHECKS
-    flags: list[np.ndarray] = []
+    types: dict[int, str] = {}
     with paused_gc():
-        for block in _chunks(Path(path), span):
-            rows = decode(block)
-            cited = _cited(rows, names)
-            docs.append(cited)
-            keys.append(_table(rows, predicates))
+        for start, block in _chunks(Path(path), span):
+            rows: list[Any] = decode(block)
+            if gold:
+                facts, docs = [g.fact for g in rows], gold_column(rows, names)
+            else:
+                facts, docs = rows, cited_block(rows, names)
+            columns = FactColumns.build(facts, docs, _PENDING, predicates, types)
             if checks is not None:
-                flags.append(checks.flags(rows, cited))
-    if not keys:
-        raise ValueError("no rows")
-    raw = np.concatenate(flags).tobytes() if checks is not None else None
-    return DocColumn.concat(docs), KeyTable.concat(keys), raw
+                columns.flags = checks.flags(rows, docs)
+            if texts is not None:
+                columns.answers = texts.block(
+                    facts,
+                    [g.doc_id for g in rows],
+                    (columns.subject_node, columns.object_node),
+                    (columns.subject_names, columns.object_names),
+                )
+            blocks.append(columns)
+            offsets.append(start + _starts(block, len(rows)))
+    if not sum(map(len, blocks)):
+        raise ValueError("no rows")  # the pydantic reader says what is wrong
+    return FactColumns.concat(blocks, _PENDING), np.concatenate(offsets)
 
 
-def _gold_slow(path: Path) -> KeyRows:
-    gold = load_jsonl(path, GoldFact)
-    return KeyRows([row.doc_id for row in gold], [fact_key(row.fact) for row in gold])
+def _joined(path: Path, parts: list[tuple[FactColumns, np.ndarray]], gold: bool) -> FactColumns:
+    rows = FileRows(path, np.concatenate([offsets for _, offsets in parts]), gold=gold)
+    return FactColumns.concat([columns for columns, _ in parts], rows)
 
 
-def _predictions_slow(path: Path) -> PredictionKeyRows:
+def _slow(path: Path, gold: bool) -> FactColumns:
+    """The pydantic reader's rows as columns (it names the first bad line, if any)."""
+    if gold:
+        return FactColumns.of_gold(load_jsonl(path, GoldFact))  # the diagnosis answers later
     facts = load_jsonl(path, Fact)
-    flags = None
+    columns = FactColumns.of_facts(facts)
     if _CHECKS is not None:
-        flags = _CHECKS.of_facts(facts)
-    return PredictionKeyRows([f.doc_ids for f in facts], [fact_key(f) for f in facts], flags)
+        columns.flags = _CHECKS.of_facts(facts)
+    return columns
 
 
-def load_gold_keys(path: str | Path) -> KeyRows:
-    """Each GoldFact line's document and key; the pydantic reader on any line refused here."""
+def _read(path: Path, gold: bool) -> FactColumns:
     try:
-        return KeyRows(*_gold_part(str(path), _ranges(Path(path), 1)[0]))
+        return _joined(path, [_part(str(path), _ranges(path, 1)[0], gold)], gold)
     except (*_FAST_ERRORS, IndexError):
         pass
-    return _gold_slow(Path(path))
+    return _slow(path, gold)
 
 
-def load_prediction_keys(path: str | Path) -> PredictionKeyRows:
-    """Each Fact line's cited documents and key; the pydantic reader on any line refused here."""
-    try:
-        cited, keys, flags = _prediction_part(str(path), _ranges(Path(path), 1)[0])
-        return PredictionKeyRows(cited, keys, _flags(flags))
-    except (*_FAST_ERRORS, IndexError):
-        pass
-    return _predictions_slow(Path(path))
+def load_gold(path: str | Path) -> FactColumns:
+    """A GoldFact file as columns (the pydantic reader on any line refused here)."""
+    return _read(Path(path), True)
 
 
-def _flags(raw: bytes | None) -> np.ndarray | None:
-    return None if raw is None else np.frombuffer(raw, dtype=np.int8)
+def load_facts(path: str | Path) -> FactColumns:
+    """A Fact file as columns (the pydantic reader on any line refused here)."""
+    return _read(Path(path), False)
 
 
-# Above this many bytes in all, the files are read in parts by worker processes.
-PARALLEL_BYTES = 64 << 20
+# From this many bytes in all, the files are read in parts by worker processes. It only decides
+# how many processes read: forking costs about as much as reading a few megabytes.
+PARALLEL_BYTES = 8 << 20
 
 
 def load_both(
@@ -316,59 +177,73 @@ def load_both(
     *,
     workers: int | None = None,
     checks: FactChecks | None = None,
-) -> tuple[KeyRows, PredictionKeyRows]:
-    """Gold and prediction keys, large files read in parts by ``workers`` processes at once.
+    texts: TextAnswers | None = None,
+    meanwhile: Callable[[], object] | None = None,
+) -> tuple[FactColumns, FactColumns]:
+    """Gold and prediction columns, read in parts by ``workers`` processes at once.
 
     Parts are byte ranges cut at line breaks and joined back in order, so the result is the same
     as reading each file whole. Any part the fast path refuses sends that file through the
     pydantic reader, which names the bad line. With ``checks``, each prediction's flags
-    (:mod:`openodke.eval.pipeline.fact_checks`) come back too.
+    (:mod:`openodke.eval.pipeline.fact_checks`) come back too (``flags``); with ``texts``, what
+    the documents' texts say of each gold row (``answers``), worked out as the rows are read.
+    ``meanwhile`` is called while the workers read (after they started), or after reading.
     """
-    global _CHECKS
-    _CHECKS = checks
+    global _CHECKS, _TEXTS
+    _CHECKS, _TEXTS = checks, texts
     try:
-        return _load_both(Path(labels), Path(predictions), workers)
+        gold, said = _load_both(Path(labels), Path(predictions), workers, meanwhile)
     finally:
-        _CHECKS = None
+        _CHECKS = _TEXTS = None
+    if texts is not None and gold.answers is not None:
+        gold.answered_from = texts.texts
+    return gold, said
 
 
 def _load_both(
-    gold_path: Path, said_path: Path, workers: int | None
-) -> tuple[KeyRows, PredictionKeyRows]:
+    gold_path: Path, said_path: Path, workers: int | None, meanwhile: Callable[[], object] | None
+) -> tuple[FactColumns, FactColumns]:
     total = gold_path.stat().st_size + said_path.stat().st_size
-    workers = workers or min(os.cpu_count() or 1, 4)
-    if total < PARALLEL_BYTES or workers < 2:
-        return load_gold_keys(gold_path), load_prediction_keys(said_path)
-    try:
-        return _load_parallel(gold_path, said_path, workers)
-    except BrokenProcessPool:  # a worker could not start or died: read here instead
-        return load_gold_keys(gold_path), load_prediction_keys(said_path)
+    if workers is None:
+        workers = 1 if total < PARALLEL_BYTES else min(os.cpu_count() or 1, 4)
+    if workers >= 2 and "fork" in multiprocessing.get_all_start_methods():
+        # Workers must share this process's string hashes (key_table) and modules: only fork does.
+        try:
+            return _load_parallel(gold_path, said_path, workers, meanwhile)
+        except BrokenProcessPool:  # a worker could not start or died: read here instead
+            pass
+    both = _read(gold_path, True), _read(said_path, False)
+    if meanwhile is not None:
+        meanwhile()
+    return both
 
 
 def _load_parallel(
-    gold_path: Path, said_path: Path, workers: int
-) -> tuple[KeyRows, PredictionKeyRows]:
-    if "fork" not in multiprocessing.get_all_start_methods():
-        # Workers must share this process's string hashes (key_table) and modules: only fork does.
-        return load_gold_keys(gold_path), load_prediction_keys(said_path)
-    gold_parts = _ranges(gold_path, workers)
-    said_parts = _ranges(said_path, workers)
+    gold_path: Path, said_path: Path, workers: int, meanwhile: Callable[[], object] | None
+) -> tuple[FactColumns, FactColumns]:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        gold_jobs = [pool.submit(_gold_part, str(gold_path), span) for span in gold_parts]
-        said_jobs = [pool.submit(_prediction_part, str(said_path), span) for span in said_parts]
+        jobs = {
+            gold: [
+                pool.submit(_part, str(path), span, gold)
+                for span in _ranges(path, _shares(path, workers, gold_path, said_path))
+            ]
+            for gold, path in ((True, gold_path), (False, said_path))
+        }
+        if meanwhile is not None:  # the workers are forked by now: this process may import
+            meanwhile()
+        out = []
         with paused_gc():
-            try:
-                docs, keys = zip(*(job.result() for job in gold_jobs), strict=True)
-                gold = KeyRows(DocColumn.concat(docs), KeyTable.concat(keys))
-            except _FAST_ERRORS:
-                gold = _gold_slow(gold_path)
-            try:
-                cited, said_keys, flags = zip(*(job.result() for job in said_jobs), strict=True)
-                raw = b"".join(f or b"" for f in flags) if _CHECKS is not None else None
-                said = PredictionKeyRows(
-                    DocColumn.concat(cited), KeyTable.concat(said_keys), _flags(raw)
-                )
-            except _FAST_ERRORS:
-                said = _predictions_slow(said_path)
-    return gold, said
+            for gold, path in ((True, gold_path), (False, said_path)):
+                try:
+                    out.append(_joined(path, [job.result() for job in jobs[gold]], gold))
+                except _FAST_ERRORS:
+                    out.append(_slow(path, gold))
+    return out[0], out[1]
+
+
+def _shares(path: Path, workers: int, *both: Path) -> int:
+    """How many parts ``path`` is cut into: ``workers`` for the two files together, each
+    getting a share by its size (at least one), so the parts come out about equal."""
+    sizes = [p.stat().st_size for p in both]
+    return max(1, round(2 * workers * path.stat().st_size / max(sum(sizes), 1)))

@@ -179,6 +179,12 @@ class DocColumn:
         hashes = np.concatenate([c.hashes for c in columns])
         return cls(hashes, names, np.concatenate([c.present for c in columns]), more)
 
+    def take(self, rows: np.ndarray) -> DocColumn:
+        """The rows ``rows``, in that order."""
+        picked = rows.tolist()
+        more = {k: self.more[j] for k, j in enumerate(picked) if j in self.more}
+        return DocColumn(self.hashes[rows], self.names, self.present[rows], more)
+
     def tuples(self) -> list[tuple[str, ...]]:
         """Each row's documents."""
         return [

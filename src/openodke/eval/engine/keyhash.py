@@ -1,69 +1,107 @@
-"""Per-row hashing for the fast loader: the C extension ``_keyhash`` when it was built, else
+"""Per-row hashing for the engine's columns: the C extension ``_keyhash`` when it was built, else
 the same in Python.
 
 Both fill caller-owned numpy buffers with Python's own hashes of the same tuples
 (:meth:`~openodke.eval.engine.key_table.KeyTable.of_parts`), so they give the same numbers; a test
 checks it. The C version exists because these loops are most of the cost of reading a
-million-row file.
+million-row file. Rows are decoded structs (:mod:`~openodke.eval.engine.structs`) or pydantic
+Facts: they have the same attributes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
-from openodke.eval.engine.key_table import hashes_of
+__all__ = [
+    "COMPILED",
+    "LITERAL_NAMES",
+    "LITERAL_NODE",
+    "NARROW",
+    "POLARITIES",
+    "VERDICTS",
+    "WIDE",
+    "doc_hashes",
+    "fact_columns",
+    "line_starts",
+    "py_doc_hashes",
+    "py_fact_columns",
+    "py_line_starts",
+]
 
-__all__ = ["COMPILED", "doc_hashes", "fact_hashes", "py_doc_hashes", "py_fact_hashes"]
+WIDE = (
+    "subject_group",
+    "object_group",
+    "predicate",
+    "subject_node",
+    "object_node",
+    "subject_type",
+    "object_type",
+    "subject_names",
+    "object_names",
+)
+"""The int64 columns ``fact_columns`` fills: the rows of its ``wide`` array (9 x n), in order."""
+NARROW = ("literal", "polarity", "verdict")
+"""The int8 columns it fills: the rows of its ``narrow`` array (3 x n)."""
+POLARITIES = ("asserted", "denied", "partial")
+"""Polarity by its code."""
+VERDICTS = ("unchecked", "supported", "contradicted", "not_found")
+"""Grounding verdict by its code."""
+# A literal's node and names are salted, so they never equal an entity's of the same string.
+LITERAL_NODE = 0x5BD1E9955BD1E995
+LITERAL_NAMES = 0x27D4EB2F165667C5
 
-_PREDICATE = attrgetter("predicate")
-_POLARITY = attrgetter("polarity")
-_IDENTITY_KEYS = attrgetter("identity_keys")
+_POLARITY = {name: code for code, name in enumerate(POLARITIES)}
+_VERDICT = {name: code for code, name in enumerate(VERDICTS)}
 
 
-def py_fact_hashes(
+def py_fact_columns(
     facts: list[Any],
     literal_of: Callable[[object], str],
     scoped_of: Callable[[Any], str],
-    subject: np.ndarray,
-    obj: np.ndarray,
-    predicate: np.ndarray,
-    literal: np.ndarray,
+    wide: np.ndarray,
+    narrow: np.ndarray,
     predicates: dict[int, str],
+    types: dict[int, str],
 ) -> None:
-    """Fill ``subject``/``obj`` (group hashes), ``predicate`` and ``literal`` for ``facts``;
-    ``predicates`` maps each predicate hash to its name."""
-    n = len(facts)
-    objects = [f.object_entity for f in facts]
-    flags = [o is None for o in objects]
-    values = [
-        o.key if o is not None else (str(v) if type(v) is int else literal_of(v))
-        for o, v in zip(objects, map(attrgetter("object_value"), facts), strict=True)
-    ]
-    scoped = (
-        [scoped_of(f) if f.identity_keys else "" for f in facts]
-        if any(map(_IDENTITY_KEYS, facts))
-        else [""] * n
-    )
-    names = list(map(_PREDICATE, facts))
-    groups = zip(
-        names,
-        map(attrgetter("subject.key"), facts),
-        map(attrgetter("subject.type"), facts),
-        map(_POLARITY, facts),
-        scoped,
-        strict=True,
-    )
-    subject[:n] = hashes_of(groups, n)
-    objects_groups = zip(names, values, flags, map(_POLARITY, facts), strict=True)
-    obj[:n] = hashes_of(objects_groups, n)
-    predicate[:n] = hashes_of(names)
-    literal[:n] = flags
-    for h, name in zip(predicate[:n].tolist(), names, strict=True):
-        predicates.setdefault(h, name)
+    """Fill ``wide`` (9 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
+    ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
+
+    Groups: subject (predicate, subject key, subject type, polarity, identity qualifiers) and
+    object (predicate, object, literal, polarity), the object being the entity key or the
+    normalised literal. An end's node is its key's hash (a literal's salted); its names hash
+    is that of ``(key, type, label, aliases)`` (a literal's: ``str`` of the value, salted).
+    """
+    for i, f in enumerate(facts):
+        predicate, subject, polarity = f.predicate, f.subject, f.polarity
+        scoped = scoped_of(f) if f.identity_keys else ""
+        entity = f.object_entity
+        literal = entity is None
+        if literal:
+            value = f.object_value
+            obj = str(value) if type(value) is int else literal_of(value)
+        else:
+            obj = entity.key
+        row = wide[:, i]
+        row[0] = hash((predicate, subject.key, subject.type, polarity, scoped))
+        row[1] = hash((predicate, obj, literal, polarity))
+        row[2] = hash(predicate)
+        row[3] = hash(subject.key)
+        row[4] = hash(obj) ^ LITERAL_NODE if literal else hash(obj)
+        row[5] = hash(subject.type)
+        row[7] = hash((subject.key, subject.type, subject.label, subject.aliases))
+        if literal:
+            row[6] = 0
+            row[8] = hash(str(value)) ^ LITERAL_NAMES
+        else:
+            row[6] = hash(entity.type)
+            row[8] = hash((obj, entity.type, entity.label, entity.aliases))
+            types.setdefault(int(row[6]), entity.type)
+        predicates.setdefault(int(row[2]), predicate)
+        types.setdefault(int(row[5]), subject.type)
+        narrow[:, i] = (literal, _POLARITY[polarity], _VERDICT[f.verdict])
 
 
 def py_doc_hashes(
@@ -78,16 +116,36 @@ def py_doc_hashes(
         counts[:n] = np.fromiter(map(len, evidence), np.int64, n)
     else:
         docs = [r.doc_id for r in rows]
-    hashes[:n] = hashes_of(docs)
+    hashes[:n] = np.fromiter(map(hash, docs), np.int64, n)
     for h, doc in zip(hashes[:n].tolist(), docs, strict=True):
         names.setdefault(h, doc)
 
 
+def py_line_starts(block: Any, starts: np.ndarray) -> int:
+    """Write into ``starts`` where each line of ``block`` holding more than JSON whitespace
+    begins (as many as fit); return how many there are."""
+    data = np.frombuffer(block, np.uint8)
+    breaks = np.flatnonzero(data == 10)
+    first = np.concatenate(([0], breaks + 1))
+    stop = np.concatenate((breaks, [len(data)]))
+    keep = first < stop
+    first, stop = first[keep], stop[keep]
+    doubtful = np.flatnonzero((data[first] == 32) | (data[first] == 9) | (data[first] == 13))
+    if len(doubtful):
+        raw = bytes(block)
+        blank = [k for k in doubtful.tolist() if not raw[first[k] : stop[k]].strip(b" \t\r")]
+        first = np.delete(first, blank)
+    fit = min(len(first), len(starts))
+    starts[:fit] = first[:fit]
+    return len(first)
+
+
 try:
-    from openodke.eval.engine._keyhash import doc_hashes, fact_hashes
+    from openodke.eval.engine._keyhash import doc_hashes, fact_columns, line_starts
 
     COMPILED = True
 except ImportError:  # no C compiler where it was installed: the same, slower
-    fact_hashes = py_fact_hashes
+    fact_columns = py_fact_columns
     doc_hashes = py_doc_hashes
+    line_starts = py_line_starts
     COMPILED = False

@@ -41,6 +41,7 @@ __all__ = [
     "encode_key",
     "fact_key",
     "match_keys",
+    "scored_documents",
 ]
 
 # Status codes, shared by gold rows and predictions.
@@ -334,6 +335,12 @@ def _scored_docs(cited: DocColumn, documents: list[str], doc_hashes: np.ndarray)
         for j in unlabelled:
             first[j] = _scored_doc(cited.more[j], doc_index)
     return first
+
+
+def scored_documents(cited: DocColumn, documents: list[str]) -> np.ndarray:
+    """Per row, where matching scores it among ``documents``: the first labelled document it
+    cites (-1: it cites none; -2: it cites only unlabelled ones)."""
+    return _scored_docs(cited, documents, hashes_of(documents))
 
 
 def _scored_doc(docs: tuple[str, ...], doc_ids: dict[str, int]) -> int:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from openodke.eval.diagnosis.view import entity_names
+from openodke.eval.diagnosis.names import entity_names
 from openodke.types import Entity, Fact, Polarity
 
 __all__ = ["claim_text", "end_name", "fact_words", "predicate_words"]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.stages.labels import GroundingLabel
+from openodke.safeio import load_jsonl, read_json
 from openodke.types import Document
 
 __all__ = ["TextLookup", "judge_of_run", "labels_by_fact"]
@@ -65,8 +64,10 @@ def judge_of_run(facts_path: str | Path) -> tuple[str, str] | None:
     if not manifest.is_file():
         return None
     try:
-        data: Any = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data: Any = read_json(manifest, what="a run manifest")
+    except InputError:
+        return None
+    if not isinstance(data, Mapping) or not isinstance(data.get("models") or {}, Mapping):
         return None
     model = (data.get("models") or {}).get("ground")
     if isinstance(model, Mapping):

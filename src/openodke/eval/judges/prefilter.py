@@ -14,8 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
+from openodke.eval.diagnosis.names import entity_names
 from openodke.eval.diagnosis.sentences import name_key, split_sentences
-from openodke.eval.diagnosis.view import DiagnosisView, entity_names, node_of
+from openodke.eval.diagnosis.view import DiagnosisView, node_of
+from openodke.eval.engine.joins import Lookup, mix
 from openodke.eval.engine.matching import DUPLICATE, HIT, SPURIOUS, WRONG_ENTITY, WRONG_VALUE
 from openodke.types import Entity, Fact
 
@@ -81,27 +85,33 @@ def surface_pairs(view: DiagnosisView) -> list[SurfacePair]:
     """Every candidate of a row: each missed gold fact with each unmatched prediction that fits."""
     m = view.score.matching
     g, p = view.gold, view.predicted
-    by_relation: dict[tuple[int, str, str], list[int]] = {}
-    pred_status, pred_doc = m.pred_status.tolist(), m.pred_doc.tolist()
-    for j, (status, d) in enumerate(zip(pred_status, pred_doc, strict=True)):
-        if status in _UNMATCHED and d >= 0:
-            by_relation.setdefault((d, p.predicate[j], p.polarity[j]), []).append(j)
+    open_ = np.isin(m.pred_status, _UNMATCHED) & (m.pred_doc >= 0)
+    rows = np.flatnonzero(open_)
+    relation = Lookup(
+        mix(m.pred_doc[rows], p.keys.predicate[rows], p.polarity[rows].astype(np.int64)), rows
+    )
+    misses = np.flatnonzero((m.gold_status != HIT) & (m.gold_status != DUPLICATE))
+    which, found = relation.pairs(
+        mix(m.gold_doc[misses], g.keys.predicate[misses], g.polarity[misses].astype(np.int64))
+    )
+    gold_rows = misses[which]
+    gold_ends, said = view.gold_ends, view.predicted_ends
+    gold_ends.load(gold_rows.tolist())
+    said.load(found.tolist())
     pairs: list[SurfacePair] = []
-    for i, (status, d) in enumerate(zip(m.gold_status.tolist(), m.gold_doc.tolist(), strict=True)):
-        if status in (HIT, DUPLICATE):
-            continue
-        found = by_relation.get((d, g.predicate[i], g.polarity[i]))
-        if not found:
-            continue
-        subject, obj = set(g.subject_names.keys(i)), set(g.object_names.keys(i))
-        for j in found:
-            end: Literal["subject", "object"] | None = None
-            if p.obj[j] != g.obj[i] and not subject.isdisjoint(p.subject_names.keys(j)):
-                end = "subject"
-            elif p.subject[j] != g.subject[i] and not obj.isdisjoint(p.object_names.keys(j)):
-                end = "object"
-            if end is not None:
-                pairs.append(SurfacePair(d, m.documents[d], i, j, end))
+    for i, j in zip(gold_rows.tolist(), found.tolist(), strict=True):
+        end: Literal["subject", "object"] | None = None
+        if p.object_node[j] != g.object_node[i] and not set(gold_ends.keys(i, True)).isdisjoint(
+            said.keys(j, True)
+        ):
+            end = "subject"
+        elif p.subject_node[j] != g.subject_node[i] and not set(
+            gold_ends.keys(i, False)
+        ).isdisjoint(said.keys(j, False)):
+            end = "object"
+        if end is not None:
+            d = int(m.gold_doc[i])
+            pairs.append(SurfacePair(d, m.documents[d], i, j, end))
     return pairs
 
 

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import iter_json_lines, load_jsonl
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.judges.claims import claim_text
 from openodke.eval.judges.refusal_sample import Refusal, refusal_id
+from openodke.safeio import iter_json_lines, load_jsonl, read_json
 from openodke.types import Entity, Evidence, Fact, GroundingVerdict
 
 __all__ = ["TEXT_LIMIT", "passage_of", "read_refusals"]
@@ -189,13 +189,11 @@ def _form(triple: tuple[str, str, str]) -> tuple[str, ...]:
 
 
 def _extractor(folder: Path) -> str:
-    import json
-
     try:
-        config: Any = json.loads((folder / "odke.json").read_text(encoding="utf-8"))
+        config: Any = read_json(folder / "odke.json", what="a run config")
         use = config["stages"]["extractor"]
         return str(use["use"] if isinstance(use, dict) else use)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (InputError, KeyError, TypeError, IndexError):
         return "llm"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import write_outputs
+from openodke.safeio import parse_json, read_text
 
 __all__ = [
     "SHEET_GLOB",
@@ -148,10 +149,7 @@ def read_sheets(path: str | Path, boxes: Mapping[str, Sequence[str]]) -> list[Ti
 
 def _read_one(sheet: Path, boxes: Mapping[str, Sequence[str]], problems: list[str]) -> list[Ticked]:
     name = str(sheet)
-    try:
-        lines = sheet.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read: {error}", path=name) from None
+    lines = read_text(sheet, what="a label sheet").splitlines()
     marker = _MARKER.match(lines[0].strip()) if lines else None
     if marker is None or marker["kind"] not in boxes:
         problems.append(f"{name}:1: not a label sheet odke label make wrote (no marker line)")
@@ -204,8 +202,8 @@ def _read_one(sheet: Path, boxes: Mapping[str, Sequence[str]], problems: list[st
         payload = _PAYLOAD.match(text)
         if payload:
             try:
-                item["payload"] = json.loads(payload["json"])
-            except ValueError:
+                item["payload"] = parse_json(payload["json"], path=name, line=number)
+            except InputError:
                 problems.append(
                     f"{name}:{number}: item {item['number']}'s odke item line is not JSON"
                 )

@@ -20,7 +20,6 @@ from openodke import __version__
 from openodke.documents import load_documents
 from openodke.eval.diagnosis import gold_view
 from openodke.eval.engine.jsonl import load_jsonl
-from openodke.eval.engine.key_table import DocColumn
 from openodke.eval.pipeline.fact_checks import FactChecks
 from openodke.eval.pipeline.findings import Findings, diagnose_pipeline
 from openodke.eval.report.build import Usage, row_from_score
@@ -332,19 +331,38 @@ def score_fact_file(
     name: str = "pipeline",
     notes: Sequence[str] = (),
     run_inputs: dict[str, str] | None = None,
+    diagnosis: DiagnosisOptions | None = None,
 ) -> PipelineResult:
-    """:func:`score_pipeline` for a large file of Fact rows against a label file, on the fast
-    path: keys and checks straight from the JSON, never a Fact per row (``facts`` is empty)."""
+    """:func:`score_pipeline` for a file of Fact rows against a label file: both read straight
+    to the engine's columns (keys, checks and what the diagnosis joins on, never a Fact per row),
+    so ``facts`` is empty. The same rows, diagnosis and fixes as the Facts would give."""
+    from openodke.eval.diagnosis.inputs import text_map
+    from openodke.eval.diagnosis.texts import TextAnswers
+    from openodke.eval.diagnosis.view import view_of
     from openodke.eval.engine.fastload import load_both, paused_gc
 
     checks = FactChecks(inputs.ontology, inputs.documents)
+    texts = TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
     with paused_gc():
-        gold, said = load_both(labels, predictions, checks=checks)
+        gold, said = load_both(labels, predictions, checks=checks, texts=texts)
         score = score_keys(gold, said, [d.id for d in inputs.documents])
-    flags = said.flags if said.flags is not None else np.zeros(len(said.keys), np.int8)
+    flags = said.flags if said.flags is not None else np.zeros(len(said), np.int8)
     rows = [_row(name, score, checks, flags, None)]
-    inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold.keys)})
-    gold_docs = gold.docs.names.values() if isinstance(gold.docs, DocColumn) else gold.docs
-    notes = [*missing_documents(gold_docs, inputs.documents), *notes]
+    inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold)})
+    notes = [*missing_documents(gold.docs.names.values(), inputs.documents), *notes]
     report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
-    return PipelineResult(report=report, score=score, facts=[])
+    findings = None
+    if diagnosis is not None:
+        findings = diagnose_pipeline(
+            view_of(score),
+            inputs,
+            trace=diagnosis.trace,
+            reference=diagnosis.reference,
+            examples=diagnosis.examples,
+            row=name,
+            track_record=diagnosis.track_record,
+        )
+        report = report.model_copy(
+            update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes}
+        )
+    return PipelineResult(report=report, score=score, facts=[], findings=findings)

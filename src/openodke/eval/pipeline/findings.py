@@ -24,7 +24,17 @@ from openodke.eval.diagnosis import (
 from openodke.eval.diagnosis.fixes import Fix, fixes
 from openodke.eval.diagnosis.track_record import attach_records
 
-__all__ = ["Findings", "diagnose_pipeline", "render_findings"]
+__all__ = ["DiagnosisInputs", "Findings", "diagnose_pipeline", "render_findings"]
+
+
+@dataclass
+class DiagnosisInputs:
+    """What the diagnosis reads beside the row: the documents (their texts), the ontology (its
+    inverses) and the bench set (evidence sentences, inverses). PipelineInputs has these too."""
+
+    documents: Sequence[Any] = ()
+    ontology: Any = None
+    bench: Any = None
 
 
 @dataclass
@@ -48,7 +58,8 @@ def diagnose_pipeline(
     validator: Sequence[Any] | None = None,
     lenient: Sequence[Any] | None = None,
 ) -> Findings:
-    """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (PipelineInputs)."""
+    """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (DiagnosisInputs, or
+    PipelineInputs)."""
     bench = inputs.bench
     offered = offered_from_trace(trace, inputs.ontology) if trace is not None else None
     inverses: Any = inputs.ontology

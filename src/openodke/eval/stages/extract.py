@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.matching import (
     DUPLICATE,
     HIT,
@@ -21,7 +21,6 @@ from openodke.eval.engine.matching import (
     WRONG_ENTITY,
     WRONG_VALUE,
     Matching,
-    fact_key,
     match_keys,
 )
 from openodke.eval.stages.labels import GoldFact
@@ -31,8 +30,6 @@ from openodke.types import Document, Evidence, Fact, SpanOrigin
 
 __all__ = [
     "ExtractionScore",
-    "KeyRows",
-    "PredictionKeyRows",
     "evaluate_extraction",
     "f1_from_counts",
     "run_extract",
@@ -40,25 +37,6 @@ __all__ = [
     "score_facts",
     "score_keys",
 ]
-
-
-@dataclass
-class KeyRows:
-    """Gold rows in parallel: each row's document and encoded key (lists, or the fast
-    loader's :mod:`~openodke.eval.engine.key_table` columns)."""
-
-    docs: list[str] | DocColumn
-    keys: list[str] | KeyTable
-
-
-@dataclass
-class PredictionKeyRows:
-    """Predictions in parallel: each one's cited documents and encoded key (lists or columns),
-    and, when asked for, its :mod:`~openodke.eval.pipeline.fact_checks` flags."""
-
-    docs: list[tuple[str, ...]] | DocColumn
-    keys: list[str] | KeyTable
-    flags: np.ndarray | None = None
 
 
 def f1_from_counts(tp: int, fp: int, fn: int) -> float | None:
@@ -76,10 +54,15 @@ def _scores(c: dict[str, int]) -> dict[str, float | None]:
 
 @dataclass
 class ExtractionScore:
-    """A matching and what follows from it: per-document counts and the StageReport."""
+    """A matching and what follows from it: per-document counts and the StageReport.
+
+    ``gold`` and ``predicted`` are the columns it was matched from (what the diagnosis reads).
+    """
 
     matching: Matching
     n_predicted: int
+    gold: FactColumns | None = None
+    predicted: FactColumns | None = None
 
     def document_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tp, fp, fn per document of ``matching.documents`` (uncited errors excluded)."""
@@ -196,24 +179,20 @@ class ExtractionScore:
 
 
 def score_keys(
-    gold: KeyRows,
-    predicted: PredictionKeyRows,
+    gold: FactColumns,
+    predicted: FactColumns,
     documents: Iterable[str] | None = None,
 ) -> ExtractionScore:
-    """Match encoded key rows (the fast path's entry point)."""
+    """Match gold and predicted columns: the one entry point of every extraction score."""
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, documents)
-    return ExtractionScore(matching, len(predicted.keys))
+    return ExtractionScore(matching, len(predicted), gold, predicted)
 
 
 def score_facts(
     gold: Sequence[GoldFact], predicted: Sequence[Fact], documents: Iterable[str] | None = None
 ) -> ExtractionScore:
-    """Match GoldFacts with predicted Facts."""
-    return score_keys(
-        KeyRows([row.doc_id for row in gold], [fact_key(row.fact) for row in gold]),
-        PredictionKeyRows([f.doc_ids for f in predicted], [fact_key(f) for f in predicted]),
-        documents,
-    )
+    """Match GoldFacts with predicted Facts (their columns, as the CLI builds from files)."""
+    return score_keys(FactColumns.of_gold(gold), FactColumns.of_facts(predicted), documents)
 
 
 def evaluate_extraction(

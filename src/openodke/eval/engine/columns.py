@@ -1,0 +1,185 @@
+"""One side of a score as columns: every extraction score, at any size, reads rows as these.
+
+:class:`FactColumns` holds, per row, what matching reads (the key table and the document), what
+the diagnosis joins on (each end's node, the subject's and object's types, a hash of the names
+each end goes by, polarity, grounding verdict) and where the row can be read again for the few
+that need their words (:mod:`~openodke.eval.engine.rows`). The CLI's loader fills them from the
+JSON (:mod:`~openodke.eval.engine.fastload`), the Python API from Facts (:meth:`of_facts`,
+:meth:`of_gold`); both call the same hashing (:mod:`~openodke.eval.engine.keyhash`), so both give
+the same numbers, the same buckets and the same fixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
+from openodke.eval.engine.rows import ModelRows, RowSource
+from openodke.eval.engine.structs import scoped
+from openodke.types import normalise_value
+
+__all__ = ["FactColumns", "cited_column", "gold_column"]
+
+# The per-row arrays beyond the key table and the documents, taken and joined together.
+_ARRAYS = (
+    "subject_node",
+    "object_node",
+    "subject_type",
+    "object_type",
+    "subject_names",
+    "object_names",
+    "polarity",
+    "verdict",
+)
+
+
+@dataclass
+class FactColumns:
+    """Facts as columns (one entry per row, in file or list order).
+
+    ``keys`` and ``docs`` are what matching reads. ``subject_node``/``object_node`` hash each end
+    (an entity's key; a literal's normalised value, salted apart), so a pair or a node is found by
+    equal numbers. ``subject_type``/``object_type`` hash the types (``types`` names them; 0 for a
+    literal object). ``subject_names``/``object_names`` hash what an end's names follow from, so
+    rows whose ends go by the same names are known without reading them. ``polarity`` and
+    ``verdict`` are codes (:data:`~openodke.eval.engine.keyhash.POLARITIES`, ``VERDICTS``).
+    ``rows`` gives back the facts themselves; ``flags`` the fact checks, when asked for;
+    ``answers`` what the texts ``answered_from`` say of each gold row, when the loader was given
+    them (:class:`~openodke.eval.diagnosis.texts.TextAnswers`).
+    """
+
+    keys: KeyTable
+    docs: DocColumn
+    subject_node: np.ndarray
+    object_node: np.ndarray
+    subject_type: np.ndarray
+    object_type: np.ndarray
+    subject_names: np.ndarray
+    object_names: np.ndarray
+    polarity: np.ndarray
+    verdict: np.ndarray
+    types: dict[int, str]
+    rows: RowSource
+    flags: np.ndarray | None = None
+    answers: np.ndarray | None = None
+    answered_from: dict[str, str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @classmethod
+    def build(
+        cls,
+        facts: list[Any],
+        docs: DocColumn,
+        rows: RowSource,
+        predicates: dict[int, str],
+        types: dict[int, str],
+    ) -> FactColumns:
+        """Columns for ``facts`` (Facts or decoded structs), each in ``docs``'s document.
+
+        ``predicates`` and ``types`` collect the names of the hashes; blocks of one file share
+        theirs, so joining them merges nothing.
+        """
+        n = len(facts)
+        wide = np.empty((len(WIDE), n), np.int64)  # each row a column: no copy to split them
+        narrow = np.empty((len(NARROW), n), np.int8)
+        fact_columns(facts, normalise_value, scoped, wide, narrow, predicates, types)
+        by = dict(zip(WIDE, wide, strict=True))
+        keys = KeyTable(
+            by["subject_group"],
+            by["object_group"],
+            narrow[0].view(bool),
+            by["predicate"],
+            predicates,
+        )
+        arrays: dict[str, Any] = {name: by[name] for name in _ARRAYS[:6]}
+        arrays["polarity"] = narrow[1]
+        arrays["verdict"] = narrow[2]
+        return cls(keys=keys, docs=docs, types=types, rows=rows, **arrays)
+
+    @classmethod
+    def of_facts(cls, facts: Sequence[Any]) -> FactColumns:
+        """Predictions: each Fact in the first document it cites."""
+        listed = list(facts)
+        return cls.build(listed, cited_column(listed), ModelRows(listed), {}, {})
+
+    @classmethod
+    def of_gold(cls, gold: Sequence[Any]) -> FactColumns:
+        """Gold rows (GoldFacts): each fact in its ``doc_id``."""
+        facts = [g.fact for g in gold]
+        return cls.build(facts, gold_column(list(gold)), ModelRows(facts), {}, {})
+
+    @classmethod
+    def concat(cls, parts: Sequence[FactColumns], rows: RowSource) -> FactColumns:
+        """The rows of ``parts`` in order, read again from ``rows``."""
+        if len(parts) == 1:
+            return cls(**{**_fields(parts[0]), "rows": rows})
+        types = parts[0].types
+        if any(p.types is not types for p in parts):
+            types = {}
+            for p in parts:
+                types.update(p.types)
+        flags = answers = None
+        if all(p.flags is not None for p in parts):
+            flags = np.concatenate([p.flags for p in parts])  # type: ignore[misc]
+        if all(p.answers is not None for p in parts):
+            answers = np.concatenate([p.answers for p in parts])  # type: ignore[misc]
+        arrays: dict[str, Any] = {
+            name: np.concatenate([getattr(p, name) for p in parts]) for name in _ARRAYS
+        }
+        return cls(
+            keys=KeyTable.concat([p.keys for p in parts]),
+            docs=DocColumn.concat([p.docs for p in parts]),
+            types=types,
+            rows=rows,
+            flags=flags,
+            answers=answers,
+            **arrays,
+        )
+
+    def type_name(self, h: int) -> str:
+        """The type a hash stands for."""
+        return self.types[h]
+
+
+def _fields(columns: FactColumns) -> dict[str, Any]:
+    return {f.name: getattr(columns, f.name) for f in fields(columns)}
+
+
+def cited_column(rows: list[Any]) -> DocColumn:
+    """Each fact's cited documents (the first as a hash, all of a row citing several)."""
+    n = len(rows)
+    hashes, counts = np.empty(n, np.int64), np.empty(n, np.int64)
+    names: dict[int, str] = {}
+    doc_hashes(rows, True, hashes, counts, names)
+    return _cited(rows, hashes, counts, names)
+
+
+def _cited(rows: list[Any], hashes: np.ndarray, counts: np.ndarray, names: dict) -> DocColumn:
+    more = {
+        j: tuple(dict.fromkeys(e.doc_id for e in rows[j].evidence))
+        for j in np.flatnonzero(counts > 1).tolist()
+    }
+    return DocColumn(hashes, names, counts > 0, more)
+
+
+def gold_column(rows: list[Any], names: dict[int, str] | None = None) -> DocColumn:
+    """Each gold row's ``doc_id``."""
+    hashes = np.empty(len(rows), np.int64)
+    found: dict[int, str] = {} if names is None else names
+    doc_hashes(rows, False, hashes, hashes, found)  # no counts for gold: any buffer will do
+    return DocColumn(hashes, found, np.ones(len(rows), dtype=bool))
+
+
+def cited_block(rows: list[Any], names: dict[int, str]) -> DocColumn:
+    """:func:`cited_column` sharing ``names`` with the other blocks of a file."""
+    n = len(rows)
+    hashes, counts = np.empty(n, np.int64), np.empty(n, np.int64)
+    doc_hashes(rows, True, hashes, counts, names)
+    return _cited(rows, hashes, counts, names)

@@ -1,0 +1,137 @@
+"""Joins on hash columns: which rows share a pair, a triple or a node, for every row at once.
+
+The diagnosis asks, per missed gold fact, questions such as "the first prediction of this document
+that links the same two ends" (DECISIONS #38). Asked row by row, a million rows cost a dictionary
+of tuples per row; here each question is one sort and two binary searches over int64 codes.
+Codes are built by :func:`mix` from the columns' hashes; two different tuples share a code with
+probability 2^-64, as two keys share a hash (key_table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["Lookup", "distinct", "first_of_each", "member", "mix"]
+
+# An odd 64-bit multiplier (2^64 / golden ratio, as key_table's): codes wrap around int64.
+_M = np.int64(-7046029254386353131)
+
+Keep = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``keep(query_index, row)`` -> which of these (query, row) pairs count."""
+
+
+def mix(*columns: np.ndarray | int) -> np.ndarray:
+    """One int64 code per row for a tuple of int64 columns (an int stands for a whole column)."""
+    arrays = [np.asarray(c, dtype=np.int64) for c in columns]
+    size = max(a.size for a in arrays)
+    code = np.broadcast_to(arrays[0], (size,)).copy()
+    for column in arrays[1:]:
+        code *= _M
+        code += column
+    return code
+
+
+def first_of_each(groups: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of ``groups`` (sorted) starts."""
+    if len(groups) == 0:
+        return np.empty(0, dtype=np.int64)
+    start = np.ones(len(groups), dtype=bool)
+    start[1:] = groups[1:] != groups[:-1]
+    return np.flatnonzero(start)
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted. (numpy 2's ``np.unique`` hashes int64 values, which is many
+    times slower than sorting them for the random-looking codes used here.)"""
+    ordered = np.sort(values)
+    return ordered[first_of_each(ordered)]
+
+
+def member(values: np.ndarray, table: np.ndarray, *, ready: bool = False) -> np.ndarray:
+    """Per value: is it in ``table``? (``np.isin`` by sorting and binary search; ``ready``: the
+    table is already :func:`distinct`.)"""
+    if not len(table) or not len(values):
+        return np.zeros(len(values), dtype=bool)
+    keys = table if ready else distinct(table)
+    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    return keys[at] == values
+
+
+class Lookup:
+    """Rows grouped by a code; within a code, in row order (``rows`` is given ascending)."""
+
+    def __init__(self, codes: np.ndarray, rows: np.ndarray) -> None:
+        order = np.argsort(codes, kind="stable")
+        self.codes = codes[order]
+        self.rows = rows[order]
+        starts = first_of_each(self.codes)
+        bounds = np.append(starts, len(self.codes))
+        # Per position, where its run of equal codes ends: one binary search finds a run.
+        self._ends = np.repeat(bounds[1:], np.diff(bounds))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def _runs(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per query, where its run starts and how long it is (0: no such code)."""
+        if not len(self.codes):
+            zero = np.zeros(len(queries), dtype=np.int64)
+            return zero, zero
+        lo = np.minimum(np.searchsorted(self.codes, queries), len(self.codes) - 1)
+        found = self.codes[lo] == queries
+        return lo, np.where(found, self._ends[lo] - lo, 0)
+
+    def pairs(self, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every (query index, row) with equal codes: by query, rows in order within one."""
+        lo, counts = self._runs(queries)
+        which = np.repeat(np.arange(len(queries)), counts)
+        shift = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+        return which, self.rows[np.arange(len(which)) + shift]
+
+    def first(self, queries: np.ndarray, keep: Keep | None = None) -> np.ndarray:
+        """Per query, the first row with its code (that ``keep`` keeps); -1 for none."""
+        found = np.full(len(queries), -1, dtype=np.int64)
+        if not len(self.rows) or not len(queries):
+            return found
+        if keep is None:
+            lo, counts = self._runs(queries)
+            return np.where(counts > 0, self.rows[lo], -1)
+        which, rows = self.pairs(queries)
+        kept = keep(which, rows)
+        which, rows = which[kept], rows[kept]
+        starts = first_of_each(which)
+        found[which[starts]] = rows[starts]
+        return found
+
+    def first_here_or_uncited(
+        self,
+        here: np.ndarray,
+        uncited: np.ndarray | None,
+        keep: Keep | None = None,
+    ) -> np.ndarray:
+        """:meth:`first` over the query's own document, then over the rows citing none
+        (``uncited`` holds the same queries with the document -1; None: there are none)."""
+        found = self.first(here, keep)
+        if uncited is None:
+            return found
+        left = np.flatnonzero(found < 0)
+        if len(left):
+            inner = None if keep is None else (lambda w, r: keep(left[w], r))
+            found[left] = self.first(uncited[left], inner)
+        return found
+
+    def all_here_then_uncited(
+        self, here: np.ndarray, uncited: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every (query index, row) pair: a query's own document's rows in order, then the
+        uncited ones in order."""
+        which, rows = self.pairs(here)
+        if uncited is None:
+            return which, rows
+        other_which, other_rows = self.pairs(uncited)
+        which = np.concatenate([which, other_which])
+        rows = np.concatenate([rows, other_rows])
+        order = np.argsort(which, kind="stable")
+        return which[order], rows[order]

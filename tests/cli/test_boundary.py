@@ -1,0 +1,201 @@
+"""The CLI's one error boundary, the guard on output paths, and how signals end a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_odke
+from tests.fuzz.seeds import items_files, pipeline_files, write
+
+ODKE = [sys.executable, "-c", "import sys; from openodke.cli import entry; sys.exit(entry())"]
+
+
+@pytest.fixture
+def items(tmp_path: Path) -> tuple[Path, Path]:
+    write(tmp_path, items_files())
+    return tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+
+
+def boom(*args, **kwargs):
+    raise RuntimeError("boom: nobody expected this")
+
+
+def test_an_unexpected_exception_is_one_line_naming_command_inputs_and_debug(items, monkeypatch):
+    monkeypatch.setattr("openodke.cli.eval_compare.compare_items", boom)
+    a, b = items
+    result = run_odke("eval", "compare", str(a), str(b))
+    assert result.exit_code == 1
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: odke eval compare failed unexpectedly on {a}, {b}: ")
+    assert "RuntimeError: boom: nobody expected this" in line and "--debug" in line
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_debug_anywhere_on_the_line_shows_the_traceback(items, monkeypatch, where):
+    monkeypatch.setattr("openodke.cli.eval_compare.compare_items", boom)
+    a, b = items
+    args = ["eval", "compare", str(a), str(b)]
+    args = ["--debug", *args] if where == "first" else [*args, "--debug"]
+    with pytest.raises(RuntimeError, match="boom"):
+        run_odke(*args)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--report", "{a}"], "--report would overwrite the input {a}"),
+        (["--track-record", "{b}"], "--track-record would overwrite the input {b}"),
+        (["--report", "{d}/r.json", "--track-record", "{d}/r.json"], "are the same path"),
+        (["--report", "{d}"], "is a folder, expected a file path (--report)"),
+        (["--track-record", "{d}"], "is a folder, expected a file path (--track-record)"),
+        (["--report={a}"], "--report would overwrite the input {a}"),
+    ],
+)
+def test_an_output_that_is_an_input_or_a_folder_is_refused_before_anything_runs(
+    items, args, message
+):
+    a, b = items
+    before = {p: p.read_bytes() for p in (a, b)}
+    fill = {"a": str(a), "b": str(b), "d": str(a.parent)}
+    result = run_odke("eval", "compare", str(a), str(b), *[x.format(**fill) for x in args])
+    assert result.exit_code == 2
+    assert message.format(**fill) in result.stderr
+    assert {p: p.read_bytes() for p in (a, b)} == before
+
+
+def test_a_hard_link_to_an_input_is_the_input(items, tmp_path):
+    a, b = items
+    os.link(a, tmp_path / "linked.json")
+    result = run_odke("eval", "compare", str(a), str(b), "--report", str(tmp_path / "linked.json"))
+    assert result.exit_code == 2 and "would overwrite the input" in result.stderr
+
+
+def test_an_input_inside_an_output_folder_is_refused(tmp_path):
+    write(tmp_path, pipeline_files())
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "facts.jsonl").write_text((tmp_path / "triples.jsonl").read_text())
+    result = run_odke(
+        "ground", "--facts", str(out / "facts.jsonl"), "--texts", str(tmp_path / "docs.jsonl"),
+        "-o", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 2 and "is inside the output folder -o" in result.stderr
+
+
+def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*ODKE, *args],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def test_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(items):
+    a, b = items
+    rng = random.Random(13)
+    codes = []
+    for _ in range(8):
+        process = _odke(["eval", "compare", str(a), str(b)], a.parent)
+        time.sleep(rng.uniform(0.0, 0.6))
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+        # -2: SIGINT came before Python had set up its handler (the shell shows 130 too);
+        # 0: it finished first.
+        assert process.returncode in (130, -signal.SIGINT, 0), err
+        assert b"Traceback" not in out + err
+        codes.append(process.returncode)
+    assert 130 in codes or -signal.SIGINT in codes
+
+
+SLOW = """
+import os, pathlib, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+pathlib.Path(sys.argv[1]).write_text(f"{os.getpid()} {child.pid}")
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in ("Z", "X")
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
+)
+def test_a_signal_ends_the_cmd_process_group_and_removes_temp_folders(tmp_path, sig, code):
+    write(tmp_path, pipeline_files())
+    (tmp_path / "slow.py").write_text(SLOW)
+    marker, temp = tmp_path / "pids", tmp_path / "tmp"
+    temp.mkdir()
+    cmd = f"{sys.executable} slow.py {marker} {{in}} {{out}}"
+    process = _odke(
+        ["eval", "pipeline", "--labels", "gold.jsonl", "--documents", "docs.jsonl", "--cmd", cmd],
+        tmp_path,
+        env={"TMPDIR": str(temp)},
+    )
+    deadline = time.monotonic() + 30
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    pids = [int(p) for p in marker.read_text().split()]
+    assert any(temp.iterdir())  # {in} and {out} exist while the command runs
+    process.send_signal(sig)
+    _, err = process.communicate(timeout=15)
+    assert process.returncode == code, err
+    assert b"Traceback" not in err and (b"stopped by" in err or b"interrupted" in err)
+    time.sleep(0.2)
+    assert not any(_alive(pid) for pid in pids)
+    assert list(temp.iterdir()) == []
+
+
+def test_a_pipe_to_cat_ends_when_odke_is_terminated(tmp_path):
+    write(tmp_path, pipeline_files())
+    (tmp_path / "slow.py").write_text(SLOW)
+    marker = tmp_path / "pids"
+    cmd = f"{sys.executable} slow.py {marker} {{in}} {{out}}"
+    odke = " ".join(json.dumps(part) for part in ODKE)
+    shell = subprocess.Popen(
+        ["sh", "-c", f"{odke} eval pipeline --labels gold.jsonl --documents docs.jsonl "
+         f"--cmd {json.dumps(cmd)} | cat; echo ended"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    found = subprocess.run(
+        ["pgrep", "-s", str(shell.pid), "-f", f"^{sys.executable} -c .*openodke.cli"],
+        capture_output=True,
+        text=True,
+    )
+    (pid,) = found.stdout.split()  # odke itself, not the shell around it
+    os.kill(int(pid), signal.SIGTERM)
+    out, _ = shell.communicate(timeout=15)
+    assert out.strip().endswith(b"ended")
+
+
+def test_a_nan_or_negative_timeout_is_refused_before_anything_runs(tmp_path):
+    write(tmp_path, pipeline_files())
+    for value in ("nan", "-1", "inf", "0"):
+        result = run_odke(
+            "eval", "pipeline", "--labels", str(tmp_path / "gold.jsonl"), "--documents",
+            str(tmp_path / "docs.jsonl"), "--cmd", "true {in} {out}", "--timeout", value,
+        )  # fmt: skip
+        assert result.exit_code == 2 and "--timeout must be a number of seconds" in result.stderr
