@@ -10,6 +10,8 @@ document. On ``examples/e2e``: a run's ``manifest.json`` says what was offered, 
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -158,6 +160,17 @@ def _against(folder: Path) -> tuple[str, ...]:
         "--ontology", str(folder / "ontology.json"),
         "--predictions", str(folder / "triples.jsonl"), "--config", str(folder / "odke.yaml"),
     )  # fmt: skip
+
+
+def test_the_triples_readme_shows_what_validator_prints() -> None:
+    text = (TRIPLES / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## The `+ validator` row") :]
+    command, printed = re.findall(r"```\n(.*?)```", section, re.DOTALL)[:2]
+    args = shlex.split(command.replace("\\\n", " "))
+    assert args[:3] == ["odke", "eval", "pipeline"] and "--validator" in args
+    result = run_odke(*(a.replace("examples/", f"{ROOT}/examples/") for a in args[1:]))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split("\n\nwhere it loses facts")[0] + "\n" == printed
 
 
 def test_a_refused_gold_fact_lands_in_the_refused_bucket(tmp_path: Path) -> None:

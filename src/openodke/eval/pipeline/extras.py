@@ -76,12 +76,18 @@ class Extended:
     files: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def _jsonl(rows: Sequence[Any]) -> str:
-    return "".join(row.model_dump_json() + "\n" for row in rows)
+@dataclass
+class _Parts:
+    """What the extras add, gathered as they run."""
 
-
-def _prefixed(notes: Sequence[str], seen: Sequence[str], prefix: str) -> list[str]:
-    return [f"{prefix}{note}" for note in notes if note not in seen]
+    rows: list[tuple[str, list[Fact]]]
+    notes: list[str]
+    stages: list[Any]
+    extra_rows: list[Row] = field(default_factory=list)
+    sections: dict[str, Any] = field(default_factory=dict)
+    refused: list[Fact] | None = None
+    pairs: list[Any] | None = None
+    provenance: Provenance = field(default_factory=Provenance)
 
 
 def extend_result(
@@ -98,101 +104,114 @@ def extend_result(
     aligned to a bench set's names). ``diagnosis`` diagnoses the last row (the ``+ validator``
     row with ``--validator``); None leaves ``result``'s diagnosis as it is.
     """
-    report = result.report
-    notes = list(report.notes)
     if not extras.active:
         return Extended(result=result)
     model = extras.model
     assert model is not None, "extras need the ground model"
+    report = result.report
     out = Extended(result=result)
-    provenance = Provenance()
-    name = report.rows[0].name
-    rows: list[tuple[str, list[Fact]]] = [(name, list(result.facts))]
-    extra_rows: list[Row] = []
-    stages = list(report.stages)
-    refused: list[Fact] | None = None
+    parts = _Parts(
+        rows=[(report.rows[0].name, list(result.facts))],
+        notes=list(report.notes),
+        stages=list(report.stages),
+    )
     if extras.validator:
         assert extras.config is not None, "--validator needs a run config"
-        run = run_validator(extras.config, written, inputs.documents, model)
-        provenance.add_stats(run.stats)
-        scored = score_pipeline(
-            run.written, inputs, name=ROW, usage=model.usage("validator"), title=report.title
-        )
-        for row in scored.report.rows:
-            official = row.name == "official"
-            extra_rows.append(
-                row.model_copy(update={"name": f"{ROW} (official)"}) if official else row
-            )
-        stages.append(scored.report.stages[0].model_copy(update={"stage": f"extract ({ROW})"}))
-        stages.append(refused_stage(run))
-        notes += _prefixed(scored.report.notes, notes, f"{ROW}: ")
-        rows.append((ROW, list(scored.facts)))
-        refused = _aligned(inputs, [fact for fact, _ in run.refused])
-        out.tables.append(render_refused(run))
-    update: dict[str, Any] = {}
-    pairs: list[Any] | None = None
-    if extras.adjudicate is not None:
-        section, table, items, more = _adjudicate(
-            rows, inputs, model, extras.adjudicate, provenance
-        )
-        update["adjudication"] = section
-        out.tables.append(table)
-        out.files.append((extras.adjudicate, _jsonl(items)))
-        notes += more
-    if extras.lenient is not None:
-        section, table, judged, more = _lenient(rows, inputs, model, extras.lenient, provenance)
-        update["lenient"] = section
-        out.tables.append(table)
-        out.files.append((extras.lenient, _jsonl(judged)))
-        notes += more
-        pairs = [p for p in judged if rows[-1][0] in p.rows]
-    findings = None
+        out.tables.append(_validator(parts, extras.config, written, inputs, model, report.title))
+    for path, ask in ((extras.adjudicate, _adjudicate), (extras.lenient, _lenient)):
+        if path is not None:
+            table, lines = ask(parts, inputs, model, path)
+            out.tables.append(table)
+            out.files.append((path, lines))
+    findings = result.findings
     if diagnosis is not None:
-        view = gold_view(inputs.gold, rows[-1][1], documents=[d.id for d in inputs.documents])
-        findings = diagnose_pipeline(
-            view,
-            inputs,
-            trace=diagnosis.trace,
-            reference=diagnosis.reference,
-            examples=diagnosis.examples,
-            row=rows[-1][0],
-            track_record=diagnosis.track_record,
-            validator=refused,
-            lenient=pairs,
-        )
-        update.update(diagnosis=findings.diagnosis.rows(), fixes=findings.fixes)
-        if len(rows) > 1:
-            notes.append(f"where it loses facts and what should change are of the last row, {ROW}")
+        findings = _diagnose(parts, inputs, diagnosis)
+        parts.sections.update(diagnosis=findings.diagnosis.rows(), fixes=findings.fixes)
     calls = model.calls()
-    run_info = report.run.model_copy(
-        update={
-            "models": {**report.run.models, **provenance.models},
-            "prompts": list(dict.fromkeys([*report.run.prompts, *provenance.prompts])),
-            "claim_formats": {**(report.run.claim_formats or {}), **provenance.claim_formats},
-            "inputs": {**report.run.inputs, **_config_input(extras.config)},
-        }
-    )
     if calls:
-        notes.append(
+        parts.notes.append(
             "model calls: "
             + ", ".join(f"{use} {n:,}" for use, n in sorted(calls.items()))
             + (" (recorded answers)" if model.replayed else "")
         )
-    update.update(
-        rows=[*report.rows, *extra_rows],
-        stages=stages,
-        notes=notes,
-        calibration=provenance.calibration(model.cards),
-        run=run_info,
+    made = report.model_copy(
+        update={
+            **parts.sections,
+            "rows": [*report.rows, *parts.extra_rows],
+            "stages": parts.stages,
+            "notes": parts.notes,
+            "calibration": parts.provenance.calibration(model.cards),
+            "run": _run_info(report, parts.provenance, extras.config),
+        }
     )
-    made = report.model_copy(update=update)
     out.result = PipelineResult(
-        report=made,
-        score=result.score,
-        facts=result.facts,
-        findings=findings if findings is not None else result.findings,
+        report=made, score=result.score, facts=result.facts, findings=findings
     )
     return out
+
+
+def _validator(
+    parts: _Parts,
+    config: RunConfig,
+    written: Sequence[Fact],
+    inputs: PipelineInputs,
+    model: GroundModel,
+    title: str,
+) -> str:
+    """The ``+ validator`` row (and its official row), its stages and notes; the refusals."""
+    run = run_validator(config, written, inputs.documents, model)
+    parts.provenance.add_stats(run.stats)
+    scored = score_pipeline(
+        run.written, inputs, name=ROW, usage=model.usage("validator"), title=title
+    )
+    for row in scored.report.rows:
+        official = row.name == "official"
+        parts.extra_rows.append(
+            row.model_copy(update={"name": f"{ROW} (official)"}) if official else row
+        )
+    parts.stages.append(scored.report.stages[0].model_copy(update={"stage": f"extract ({ROW})"}))
+    parts.stages.append(refused_stage(run))
+    parts.notes += [f"{ROW}: {n}" for n in scored.report.notes if n not in parts.notes]
+    parts.rows.append((ROW, list(scored.facts)))
+    parts.refused = _aligned(inputs, [fact for fact, _ in run.refused])
+    return render_refused(run)
+
+
+def _diagnose(parts: _Parts, inputs: PipelineInputs, options: DiagnosisOptions) -> Any:
+    """The last row's diagnosis and fixes, with the gate's refusals and the confirmed pairs."""
+    name, facts = parts.rows[-1]
+    view = gold_view(inputs.gold, facts, documents=[d.id for d in inputs.documents])
+    if len(parts.rows) > 1:
+        parts.notes.append(
+            f"where it loses facts and what should change are of the last row, {name}"
+        )
+    return diagnose_pipeline(
+        view,
+        inputs,
+        trace=options.trace,
+        reference=options.reference,
+        examples=options.examples,
+        row=name,
+        track_record=options.track_record,
+        validator=parts.refused,
+        lenient=parts.pairs,
+    )
+
+
+def _run_info(report: Any, provenance: Provenance, config: RunConfig | None) -> Any:
+    """``run`` with the models, prompts and claim formats that ran, and the config read."""
+    run = report.run
+    inputs = dict(run.inputs)
+    if config is not None and config.path is not None:
+        inputs["config"] = str(config.path)
+    return run.model_copy(
+        update={
+            "models": {**run.models, **provenance.models},
+            "prompts": list(dict.fromkeys([*run.prompts, *provenance.prompts])),
+            "claim_formats": {**(run.claim_formats or {}), **provenance.claim_formats},
+            "inputs": inputs,
+        }
+    )
 
 
 def with_small_set_note(result: PipelineResult) -> PipelineResult:
@@ -206,12 +225,6 @@ def with_small_set_note(result: PipelineResult) -> PipelineResult:
     )
 
 
-def _config_input(config: RunConfig | None) -> dict[str, str]:
-    if config is None or config.path is None:
-        return {}
-    return {"config": str(config.path)}
-
-
 def _aligned(inputs: PipelineInputs, facts: list[Fact]) -> list[Fact]:
     """Refused facts under the gold's names on a bench set, as the rows are scored."""
     if inputs.bench is None or not facts:
@@ -220,13 +233,14 @@ def _aligned(inputs: PipelineInputs, facts: list[Fact]) -> list[Fact]:
     return list(aligned)
 
 
+def _lines(rows: Sequence[Any]) -> str:
+    return "".join(row.model_dump_json() + "\n" for row in rows)
+
+
 def _adjudicate(
-    rows: list[tuple[str, list[Fact]]],
-    inputs: PipelineInputs,
-    model: GroundModel,
-    path: Path,
-    provenance: Provenance,
-) -> tuple[Any, str, list[Any], list[str]]:
+    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+) -> tuple[str, str]:
+    """The adjudication section of every row; its table and the list's lines."""
     from openodke.eval.judges import adjudicate
     from openodke.eval.judges.adjudicate import llm_grounders
 
@@ -244,7 +258,7 @@ def _adjudicate(
         return made[-1]
 
     outcome = adjudicate(
-        rows,
+        parts.rows,
         inputs.gold,
         inputs.documents,
         grounder,
@@ -254,22 +268,21 @@ def _adjudicate(
         cards=model.cards,
     )
     for used in made:
-        provenance.add_grounder(used)
-    return outcome.section, outcome.table, outcome.items, outcome.notes
+        parts.provenance.add_grounder(used)
+    parts.sections["adjudication"] = outcome.section
+    parts.notes += outcome.notes
+    return outcome.table, _lines(outcome.items)
 
 
 def _lenient(
-    rows: list[tuple[str, list[Fact]]],
-    inputs: PipelineInputs,
-    model: GroundModel,
-    path: Path,
-    provenance: Provenance,
-) -> tuple[Any, str, list[Any], list[str]]:
+    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+) -> tuple[str, str]:
+    """The lenient section of every row and the last row's pairs; its table and the pairs."""
     from openodke.eval.equivalence import FACT_EQUIV, FactJudge, lenient_score
 
     judge = FactJudge(client=model.client("lenient"), roles=model.roles)
     outcome = lenient_score(
-        rows,
+        parts.rows,
         inputs.gold,
         inputs.documents,
         judge,
@@ -279,5 +292,9 @@ def _lenient(
         cards=model.cards,
     )
     if outcome.tally.calls:
-        provenance.add_judge("ground", judge.model, FACT_EQUIV)
-    return outcome.section, outcome.table, outcome.pairs, outcome.notes
+        parts.provenance.add_judge("ground", judge.model, FACT_EQUIV)
+    parts.sections["lenient"] = outcome.section
+    parts.notes += outcome.notes
+    last = parts.rows[-1][0]
+    parts.pairs = [pair for pair in outcome.pairs if last in pair.rows]
+    return outcome.table, _lines(outcome.pairs)
