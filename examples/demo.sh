@@ -32,5 +32,19 @@ if [ -f examples/baseline/pipeline.py ]; then
     --report "$out/baseline/report.json" --items "$out/baseline/items.jsonl"
 fi
 
+step "a model-backed run from recorded answers (no network, no key): examples/e2e, copied to $out/e2e"
+mkdir -p "$out/e2e"
+cp -R examples/e2e/. "$out/e2e/"
+rm -rf "$out/e2e/out" "$out/e2e/.odke-cache"
+odke run "$out/e2e/odke.yaml"
+
+step "the same config three ways against its labels: what grounding and corroboration moved"
+odke eval ablation --config "$out/e2e/odke.yaml" --labels "$out/e2e/gold.jsonl"
+
+step "another system's triples through the Validator: the + validator row and what it refused"
+odke eval pipeline --labels examples/triples/gold.jsonl --documents examples/triples/texts \
+  --ontology examples/triples/ontology.json --predictions examples/triples/triples.jsonl \
+  --config examples/triples/odke.yaml --validator --report "$out/validator/report.json"
+
 step "written under $out/"
 find "$out" -maxdepth 2 -name '*.json*' -not -path '*/runs/*' | sort

@@ -409,13 +409,11 @@ def test_unreadable_input_exits_2_with_one_line(tmp_path, movie, make_args, says
     assert result.stdout == ""
 
 
-@pytest.mark.parametrize(
-    "flag", [("--validator",), ("--adjudicate", "list.jsonl"), ("--lenient", "pairs.jsonl")]
-)
-def test_unbuilt_flags_exit_2_saying_so(flag):
-    result = pipeline(*AGAINST, "--predictions", str(PREDICTIONS), *flag)
+def test_validator_without_a_run_config_exits_2_saying_what_to_give():
+    # Against --labels there is no bench set's odke.json to fall back on.
+    result = pipeline(*AGAINST, "--predictions", str(PREDICTIONS), "--validator")
     assert result.exit_code == 2
-    assert f"{flag[0]} is not built" in one_line_error(result)
+    assert "--validator needs a run config: give --config" in one_line_error(result)
 
 
 # -- exit 1: the pipeline failed -------------------------------------------------------------

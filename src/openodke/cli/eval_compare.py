@@ -35,7 +35,8 @@ inputs
 
 method
   paired bootstrap (Koehn 2004): --resamples (2000) draws of the items or documents, seeded by
-  --seed (0), the same draws for A and B; the 95% percentile interval of B - A.
+  --seed (0), the same draws for A and B; the 95% interval of B - A: expanded BCa for
+  documents, the percentile interval for items (DECISIONS #40, #42).
 
 verdicts
   better        the whole 95% interval is above zero

@@ -129,6 +129,9 @@ def extract(
         assert predictions is not None
         score = score_extract_files(labels, predictions, docs)
     stage = score.report()
+    too_small = _small_set(score)
+    if too_small is not None:
+        stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     findings = _findings(score, docs, ontology, config)
     if as_json:
         out = stage.model_dump(mode="json")
@@ -196,9 +199,21 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
-    made = from_stage(stage, rows=[row], bootstrap=Bootstrap(units=len(score.matching.documents)))
+    made = from_stage(
+        stage,
+        rows=[row],
+        bootstrap=Bootstrap(units=len(score.matching.documents)),
+        notes=[note for note in (_small_set(score),) if note is not None],
+    )
     made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
     return report_json(made)
+
+
+def _small_set(score: ExtractionScore) -> str | None:
+    """DECISIONS #41's note when too few documents hold a fact for any range to be trusted."""
+    from openodke.eval.report.build import small_set
+
+    return small_set(score)
 
 
 def register(eval_app: typer.Typer) -> None:

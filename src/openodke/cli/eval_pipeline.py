@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from openodke.cli import pipeline_extras as extra
 from openodke.cli.eval_extract import document_items
 from openodke.cli.options import Describe
 from openodke.errors import InputError
@@ -31,7 +32,9 @@ from openodke.eval.pipeline.evaluate import (
     score_fact_file,
     score_pipeline,
 )
+from openodke.eval.pipeline.extras import Extended, extend_result, with_small_set_note
 from openodke.eval.pipeline.findings import render_findings
+from openodke.eval.pipeline.judge_client import ModelOptions
 from openodke.eval.report.build import report_json
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
@@ -65,12 +68,6 @@ def is_submission(path: Path) -> bool:
 
 _FIRST_LINE = 1 << 20  # bytes of the first line read to tell a submission
 
-_NOT_BUILT = {
-    "--validator": "the Validator row needs the grounding stack, which this version does not build",
-    "--adjudicate": "gold adjudication needs a grounding model, which this version does not build",
-    "--lenient": "the lenient score needs a model judge, which this version does not build",
-}
-
 
 @without_gc
 def pipeline(
@@ -91,16 +88,12 @@ def pipeline(
         str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
     ] = "triples",
     timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
-    validator: Annotated[
-        bool, Opt("--validator", help="Add a + validator row (not built yet).")
-    ] = False,
+    validator: extra.Validator = False,
     config: Annotated[
         Path | None, Opt("--config", help="The run config that made the predictions.")
     ] = None,
-    adjudicate: Annotated[
-        Path | None, Opt("--adjudicate", help="Adjudicated score (not built yet).")
-    ] = None,
-    lenient: Annotated[Path | None, Opt("--lenient", help="Lenient score (not built yet).")] = None,
+    adjudicate: extra.Adjudicate = None,
+    lenient: extra.Lenient = None,
     trace: Annotated[
         Path | None, Opt("--trace", help="manifest.json or run config: what was offered.")
     ] = None,
@@ -117,6 +110,11 @@ def pipeline(
         Opt("--train-facts", help="Re-DocRED's train_revised.json: the official row's Ign F1."),
     ] = None,
     describe_: Describe = False,
+    cache: extra.Cache = None,
+    no_cache: extra.NoCache = False,
+    max_workers: extra.MaxWorkers = None,
+    budget_usd: extra.BudgetUsd = None,
+    budget_calls: extra.BudgetCalls = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
@@ -125,17 +123,25 @@ def pipeline(
     if describe_:
         typer.echo(describe_pipeline())
         return
-    for flag, given in (
-        ("--validator", validator),
-        ("--adjudicate", adjudicate),
-        ("--lenient", lenient),
-    ):
-        if given:
-            raise InputError(f"{flag} is not built: {_NOT_BUILT[flag]}")
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
+    extras = extra.make_extras(
+        validator=validator,
+        adjudicate=adjudicate,
+        lenient=lenient,
+        config=config,
+        bench=bench,
+        options=ModelOptions(
+            cache=cache,
+            no_cache=no_cache,
+            max_workers=max_workers,
+            budget_usd=budget_usd,
+            budget_calls=budget_calls,
+            progress=False if as_json else None,
+        ),
+    )
     if bench is not None:
         if labels is not None or documents is not None:
             raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
@@ -143,7 +149,8 @@ def pipeline(
     elif labels is None or documents is None:
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
-        columns = predictions is not None and _fact_file(predictions, adapter)
+        # --validator, --adjudicate and --lenient read the facts themselves: no column path
+        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         if columns:
             assert predictions is not None
@@ -211,6 +218,9 @@ def pipeline(
         )
         facts, notes = got.facts, got.notes
     record = track_record or (default_path(report) if report is not None else None)
+    diagnosis = DiagnosisOptions(
+        trace=trace or config, reference=reference, examples=examples, track_record=record
+    )
     result = score_pipeline(
         facts,
         inputs,
@@ -219,11 +229,17 @@ def pipeline(
         run_inputs=run_inputs,
         submission=submission,
         train_facts=train,
-        diagnosis=DiagnosisOptions(
-            trace=trace or config, reference=reference, examples=examples, track_record=record
-        ),
+        diagnosis=None if extras.active else diagnosis,
     )
-    _emit(result, as_json, items, report, record)
+    with extras:
+        extended = extend_result(
+            result,
+            inputs,
+            extras,
+            written=facts,
+            diagnosis=diagnosis if extras.active else None,
+        )
+    _emit(extended.result, as_json, items, report, record, extended)
 
 
 def _fact_file(predictions: Path, adapter: str) -> bool:
@@ -243,13 +259,18 @@ def _emit(
     items: Path | None,
     report: Path | None,
     record: Path | None = None,
+    extended: Extended | None = None,
 ) -> None:
+    result = with_small_set_note(result)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
         typer.echo(render_report(result.report))
+        for table in extended.tables if extended is not None else ():
+            typer.echo("")
+            typer.echo(table)
         if result.findings is not None:
-            for table in render_findings(result.findings):
+            for table in render_findings(result.findings, row=result.findings.diagnosis.row):
                 typer.echo("")
                 typer.echo(table)
     outputs = []
@@ -259,6 +280,7 @@ def _emit(
         outputs.append((items, items_text))
     if report is not None:
         outputs.append((report, report_json(result.report)))
+    outputs += extended.files if extended is not None else []
     write_outputs(outputs)
     if report is not None and record is not None and result.findings is not None:
         line = record_prediction(

@@ -40,7 +40,9 @@ class Paired(BaseModel):
     a: float | None = Field(description="The metric for A; None when undefined.")
     b: float | None = Field(description="The metric for B; None when undefined.")
     difference: float | None = Field(description="B − A.")
-    interval: tuple[float, float] | None = Field(description="Percentile interval of B − A.")
+    interval: tuple[float, float] | None = Field(
+        description="Expanded BCa interval of B − A (percentile for items)."
+    )
     a_interval: tuple[float, float] | None = Field(description="A's range over the same draws.")
     b_interval: tuple[float, float] | None = Field(description="B's range over the same draws.")
     flips: int = Field(

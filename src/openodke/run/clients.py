@@ -134,9 +134,11 @@ class RoleClients:
         return out
 
     def close(self) -> None:
-        """Close every client (HTTP connections, the cache file)."""
-        for client in self._clients.values():
-            client.close()
+        """Close every client this run built (HTTP connections, the cache file); a client given
+        in ``given`` is the caller's to close (it may answer more after the run)."""
+        for role, client in self._clients.items():
+            if role not in self.given:
+                client.close()
         close = getattr(self._live, "close", None)
         if callable(close):
             close()

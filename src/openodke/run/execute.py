@@ -149,7 +149,16 @@ def validate_facts(
 ) -> tuple[KnowledgeGraph, ValidationReport, list[tuple[Fact, str]]]:
     """The Validator's stages from ``config`` over ``facts`` (for ``odke eval pipeline
     --validator``): stages the config leaves out get the Validator's defaults. Returns the
-    written graph, the report and the refused facts with the gate's reasons; nothing is written."""
+    written graph, the report and the refused facts with the gate's reasons; nothing is written.
+
+    The config's extractor is never run here, so it is built as a model-free ``pattern``: its
+    model (and its key) is not needed to validate another system's facts."""
+    from openodke.run.config import StageSpec
+
+    unused = StageSpec(use="pattern", line=config.stages.extractor.line)
+    config = config.model_copy(
+        update={"stages": config.stages.model_copy(update={"extractor": unused})}
+    )
     with build(config, options) as pipeline:
         validator = make_validator(pipeline, defaults=True, coverage=pipeline.config.coverage)
         graph, report = validator.validate(list(facts), list(documents))

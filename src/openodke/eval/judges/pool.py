@@ -123,7 +123,9 @@ def pooled_recall(
         pool=len(pool),
         documents=len(units),
         runs=rows,
-        bootstrap=Bootstrap(units=len(units), resamples=resamples, seed=seed, level=level),
+        bootstrap=Bootstrap(
+            units=len(units), resamples=resamples, seed=seed, level=level, method="percentile"
+        ),
         caveat=CAVEAT,
     )
 

@@ -3,7 +3,7 @@
 The lenient and adjudicated scores start from the strict matching (``gold_view``, which matches as
 ``evaluate_extraction`` does) and move counts within documents: a confirmed pair is a hit in its
 document (tp + 1, fp − 1, fn − 1), a prediction possibly missing from gold a hit for precision
-(tp + 1, fp − 1). The ranges are the report's: 95% percentile bootstrap over documents.
+(tp + 1, fp − 1). The ranges are the report's: 95% expanded BCa bootstrap over documents.
 """
 
 from __future__ import annotations

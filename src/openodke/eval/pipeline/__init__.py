@@ -7,7 +7,9 @@ The harness:
 - :func:`collect` (any mode, and ``--predictions``): the output as Facts matched to documents.
 
 Then ``evaluate`` scores the Facts (one report row, with ``fact_checks`` for conformance and
-hallucination) and ``findings`` diagnoses them and offers fixes.
+hallucination) and ``findings`` diagnoses them and offers fixes. ``extras`` adds what
+``--validator`` (``validator_row``), ``--adjudicate`` and ``--lenient`` ask for, through one
+ground-role client (``judge_client``).
 """
 
 from openodke.eval.pipeline.callable import run_callable

@@ -55,6 +55,8 @@ def diagnose_pipeline(
     examples: int = 3,
     row: str = "pipeline",
     track_record: Path | None = None,
+    validator: Sequence[Any] | None = None,
+    lenient: Sequence[Any] | None = None,
 ) -> Findings:
     """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (DiagnosisInputs, or
     PipelineInputs)."""
@@ -71,6 +73,8 @@ def diagnose_pipeline(
         texts=inputs.documents,
         examples=examples,
         row=row,
+        validator=validator,
+        lenient=lenient,
     )
     ranked = fixes(found, reference=reference)
     if track_record is not None:

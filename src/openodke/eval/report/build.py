@@ -1,7 +1,7 @@
 """The eval report (schema_version "1.4"): building it from scored rows, checking, reading, writing.
 
-``extraction_rows`` scores each named run against gold with 95% percentile bootstrap ranges over
-documents (2,000 draws, seed 0); ``from_stage`` wraps a StageReport and rows into an EvalReport.
+``extraction_rows`` scores each named run against gold with 95% expanded BCa bootstrap ranges
+over documents (2,000 draws, seed 0; DECISIONS #40); ``from_stage`` wraps a StageReport and rows into an EvalReport.
 ``check_report`` lists every mismatch with the committed JSON Schema; ``read_report`` reads a later
 minor for the fields it knows and refuses another major (DECISIONS #52); ``write_report`` checks
 and writes atomically.
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from openodke import __version__
 from openodke.eval.compare import Comparison
@@ -51,6 +53,7 @@ __all__ = [
     "report_json",
     "report_schema",
     "row_from_score",
+    "small_set",
     "write_report",
 ]
 
@@ -100,6 +103,16 @@ def row_from_score(
     )
 
 
+def small_set(score: ExtractionScore) -> str | None:
+    """The note for a set too small for its ranges (``small_set_note``, DECISIONS #41), else None:
+    the informative units are the documents holding a gold or predicted fact."""
+    from openodke.eval.intervals import small_set_note
+
+    tp, fp, fn = score.document_counts()
+    informative = int(np.count_nonzero(np.asarray(tp) + np.asarray(fp) + np.asarray(fn)))
+    return small_set_note(informative, total=len(score.matching.documents))
+
+
 def extraction_rows(
     runs: Sequence[tuple[str, Sequence[Fact], Usage | None]],
     gold: Sequence[GoldFact],
@@ -140,6 +153,8 @@ def from_comparison(comparison: Comparison, *, title: str | None = None) -> Eval
             resamples=primary.resamples,
             seed=primary.seed,
             level=primary.level,
+            # compare's defaults (DECISIONS #42): items percentile, documents expanded BCa
+            method="percentile" if comparison.unit == "item" else "expanded-bca",
         ),
         rows=[],
         stages=[],

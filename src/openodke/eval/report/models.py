@@ -164,7 +164,14 @@ class Bootstrap(_Model):
     resamples: int = 2000
     seed: int | None = 0
     level: float = 0.95
-    method: Literal["percentile"] = "percentile"
+    method: Literal["expanded-bca", "percentile"] = Field(
+        default="expanded-bca",
+        description="How a range is read off the draws. expanded-bca: BCa (Efron 1987) at "
+        "Hesterberg's expanded level, falling back to the expanded percentile interval where BCa "
+        "is undefined (DECISIONS #40); the rows' document ranges and compare's documents. "
+        "percentile: the 2.5% and 97.5% points of the draws; compare's items (DECISIONS #42) "
+        "and pooled recall.",
+    )
 
 
 class CalibrationLine(_Model):
