@@ -295,6 +295,17 @@ def load_bench(path: str | Path) -> BenchSet:
         )
     ontology = _read_json(folder / "ontology.json")
     build(OntologyData, ontology, strict=False, path=folder / "ontology.json")
+    for part in ("types", "predicates"):  # the set's readers take each entry as an object
+        entries = ontology.get(part) or {}
+        bad = (
+            [k for k, v in entries.items() if not isinstance(v, dict)]
+            if isinstance(entries, dict)
+            else [""]
+        )
+        if bad:
+            raise InputError(
+                f"{part}.{bad[0][:60]}: expected an object", path=str(folder / "ontology.json")
+            )
     gold_rows = _gold_rows(folder / "gold.jsonl", dataset)
     details = info.get("details", {})
     where = str(folder / "dataset.json")

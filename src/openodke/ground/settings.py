@@ -140,6 +140,10 @@ def read_settings(config: str | Path | None) -> GroundSettings:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError(f"models.{where}: {first['msg']}", path=str(path)) from None
+    except InputError as error:
+        if error.path is not None:
+            raise
+        raise InputError(error.message, path=str(path)) from None  # a role or model it names
     replay = replay_map.get("ground")
     cache_value = data.get("cache")
     if cache_value is False:

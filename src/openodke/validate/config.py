@@ -9,6 +9,7 @@ built); the full run-config check is ``odke run``'s.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -158,5 +159,8 @@ def read_config(path: str | Path) -> ValidateConfig:
     if not isinstance(replay, Mapping):
         raise config.error("models.replay: expected {role: file}", "models", "replay")
     config.replay = {str(role): config.resolve(str(file)) for role, file in replay.items()}
+    for role, file in config.replay.items():
+        if not os.path.lexists(file):
+            raise config.error(f"models.replay.{role}: no such file {file}", "models", "replay")
     config.meter = bool(models.get("meter", False))
     return config
