@@ -121,7 +121,7 @@ def test_precision_exit_codes(run: Path) -> None:
     unknown = run_odke(
         "eval", "precision", "--facts", str(run / "run"), "--labels", str(run / "labels.jsonl")
     )
-    assert unknown.exit_code == 2 and "name facts not in the run" in unknown.stderr
+    assert unknown.exit_code == 2 and "name facts not in the --facts run" in unknown.stderr
     as_json = run_odke("eval", "precision", "--facts", str(run / "run"), "--json")
     assert json.loads(as_json.stdout)["method"] == "ppi-closed-form"
 
