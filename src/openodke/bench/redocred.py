@@ -205,7 +205,9 @@ def build_ontology(
         "symmetric": [],
     }
     if other_docs is not None and rules:
-        pairs, symmetric = _declared_inverses(rules, _facts_by_relation(other_docs))
+        # Only relations rel_info.json names can be declared (a rule may name others).
+        known = {p: [q for q in qs if q in names] for p, qs in rules.items() if p in names}
+        pairs, symmetric = _declared_inverses(known, _facts_by_relation(other_docs))
         for p, q in pairs:
             _declare(predicates, names[p], names[q])
         for p in symmetric:
