@@ -1,8 +1,14 @@
 """openodke: measure knowledge-extraction pipelines: how good, where they lose facts, was it real."""
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
+
+# Not typing.TYPE_CHECKING: importing typing would widen the window in which Ctrl-C at start-up
+# ends `odke` with a traceback. Type checkers read any TYPE_CHECKING as true.
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from openodke.types import (
         Chunk,
         Document,

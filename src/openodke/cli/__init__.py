@@ -14,13 +14,12 @@ def entry(argv: list[str] | None = None) -> None:
     """Run ``odke``: load the commands, then hand over to :func:`openodke.cli.main.main`."""
     import sys
 
-    from openodke.cli import signals
-    from openodke.errors import exit_code_for
-
     try:
+        from openodke.cli import signals
+
         with signals.handled():
             from openodke.cli.main import main as run
     except KeyboardInterrupt as error:
         sys.stderr.write("interrupted while starting; nothing was read or written\n")
-        sys.exit(exit_code_for(error))
+        sys.exit(128 + getattr(error, "signum", 2))  # 2: SIGINT, before our handler was in
     run(argv)

@@ -23,13 +23,28 @@ HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that end a run."""
 
 _received: list[int] = []
+_deferred: list[int] = []
+
+# Code the interpreter calls for itself (a weakref callback during an import, a __del__): an
+# exception raised there is printed as "Exception ignored" with its traceback and then dropped.
+_CALLBACKS = frozenset({"cb", "remove", "_remove", "__del__", "_callback"})
+_RETRY = 0.005  # seconds before a deferred signal is raised again
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
     if _received:
         return  # already stopping: let the clean-up finish
+    if frame is not None and frame.f_code.co_name in _CALLBACKS:
+        _deferred[:] = [signum]  # raise it a moment later, where it cannot be dropped
+        signal.setitimer(signal.ITIMER_REAL, _RETRY)
+        return
     _received.append(signum)
     raise Terminated(signum)
+
+
+def _again(signum: int, frame: FrameType | None) -> None:
+    if _deferred:
+        _raise(_deferred.pop(), frame)
 
 
 def received() -> int | None:
@@ -54,8 +69,11 @@ def handled() -> Iterator[None]:
         for sig in HANDLED
         if signal.getsignal(sig) is not signal.SIG_IGN
     }
+    previous[signal.SIGALRM] = signal.signal(signal.SIGALRM, _again)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _deferred.clear()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
