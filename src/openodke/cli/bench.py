@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -80,19 +81,11 @@ def register(bench_app: typer.Typer) -> None:
             Path | None,
             typer.Option("--train-facts", help="Re-DocRED train facts, for the official Ign F1."),
         ] = None,
-        cache: Annotated[
-            Path | None, typer.Option("--cache", help="The response cache folder.")
-        ] = None,
-        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
-        max_workers: Annotated[
-            int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
-        ] = None,
-        budget_usd: Annotated[
-            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
-        ] = None,
-        budget_calls: Annotated[
-            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
-        ] = None,
+        cache: Cache = None,
+        no_cache: NoCache = False,
+        max_workers: MaxWorkers = None,
+        budget_usd: BudgetUsd = None,
+        budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
         from openodke.bench.run import run_bench

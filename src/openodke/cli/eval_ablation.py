@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+
 __all__ = ["register"]
 
 _HELP = """Score a run config three ways against gold: extraction alone; + grounding (its grounder and gate); + corroboration (normalise, resolve, corroborate, score, then the same gate). Each stage runs once, later rows replay earlier facts, and nothing is written.
@@ -49,19 +51,11 @@ def register(eval_app: typer.Typer) -> None:
             bool, typer.Option("--describe", help="Print what to label and what it does; exit.")
         ] = False,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-        cache: Annotated[
-            Path | None, typer.Option("--cache", help="The response cache folder.")
-        ] = None,
-        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
-        max_workers: Annotated[
-            int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
-        ] = None,
-        budget_usd: Annotated[
-            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
-        ] = None,
-        budget_calls: Annotated[
-            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
-        ] = None,
+        cache: Cache = None,
+        no_cache: NoCache = False,
+        max_workers: MaxWorkers = None,
+        budget_usd: BudgetUsd = None,
+        budget_calls: BudgetCalls = None,
     ) -> None:
         if describe:
             typer.echo(_DESCRIBE.rstrip())

@@ -17,7 +17,7 @@ import typer
 
 from openodke.cli import pipeline_extras as extra
 from openodke.cli.eval_extract import document_items
-from openodke.cli.options import Describe
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, Describe, MaxWorkers, NoCache
 from openodke.errors import InputError
 from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
 from openodke.eval.engine.fastload import without_gc
@@ -110,11 +110,11 @@ def pipeline(
         Opt("--train-facts", help="Re-DocRED's train_revised.json: the official row's Ign F1."),
     ] = None,
     describe_: Describe = False,
-    cache: extra.Cache = None,
-    no_cache: extra.NoCache = False,
-    max_workers: extra.MaxWorkers = None,
-    budget_usd: extra.BudgetUsd = None,
-    budget_calls: extra.BudgetCalls = None,
+    cache: Cache = None,
+    no_cache: NoCache = False,
+    max_workers: MaxWorkers = None,
+    budget_usd: BudgetUsd = None,
+    budget_calls: BudgetCalls = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
 from openodke.errors import ProviderError
 
 __all__ = ["register"]
@@ -112,19 +113,11 @@ def register(app: typer.Typer) -> None:
         out: Annotated[
             Path | None, typer.Option("-o", "--out", help="Write facts.jsonl and summary.json.")
         ] = None,
-        cache: Annotated[
-            Path | None, typer.Option("--cache", help="The response cache folder.")
-        ] = None,
-        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
-        max_workers: Annotated[
-            int | None, typer.Option("--max-workers", min=1, help="Calls at once (8).")
-        ] = None,
-        budget_usd: Annotated[
-            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
-        ] = None,
-        budget_calls: Annotated[
-            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
-        ] = None,
+        cache: Cache = None,
+        no_cache: NoCache = False,
+        max_workers: MaxWorkers = None,
+        budget_usd: BudgetUsd = None,
+        budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         from openodke.ground.files import write_files

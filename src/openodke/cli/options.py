@@ -14,11 +14,16 @@ from openodke.errors import InputError
 
 __all__ = [
     "AsJson",
+    "BudgetCalls",
+    "BudgetUsd",
+    "Cache",
     "Config",
     "Describe",
     "Documents",
     "Items",
     "Labels",
+    "MaxWorkers",
+    "NoCache",
     "Ontology",
     "Predictions",
     "Report",
@@ -52,6 +57,20 @@ Items = Annotated[
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+
+# The options of every command that calls a model (surface.md, CLI).
+Cache = Annotated[Path | None, typer.Option("--cache", help="The response cache folder.")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not cache model answers.")]
+MaxWorkers = Annotated[
+    int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
+]
+BudgetUsd = Annotated[
+    float | None,
+    typer.Option("--budget-usd", min=0, help="Stop before the calls pass X USD (exit 3)."),
+]
+BudgetCalls = Annotated[
+    int | None, typer.Option("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
+]
 
 
 @contextmanager

@@ -20,12 +20,7 @@ from openodke.eval.pipeline.judge_client import GroundModel, ModelOptions
 
 __all__ = [
     "Adjudicate",
-    "BudgetCalls",
-    "BudgetUsd",
-    "Cache",
     "Lenient",
-    "MaxWorkers",
-    "NoCache",
     "Validator",
     "make_extras",
 ]
@@ -55,15 +50,6 @@ Lenient = Annotated[
         help="Ask the ground model whether near misses are the gold fact in other words (both "
         "orders); write the pairs here and print the lenient score beside the strict one.",
     ),
-]
-Cache = Annotated[Path | None, Opt("--cache", help="The response cache folder.")]
-NoCache = Annotated[bool, Opt("--no-cache", help="Do not cache model answers.")]
-MaxWorkers = Annotated[int | None, Opt("--max-workers", min=1, help="Model calls at once (8).")]
-BudgetUsd = Annotated[
-    float | None, Opt("--budget-usd", min=0, help="Stop before the calls pass X USD (exit 3).")
-]
-BudgetCalls = Annotated[
-    int | None, Opt("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
 ]
 
 

@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+
 __all__ = ["register", "report_config_error"]
 
 _HELP = """Run a pipeline from its run config (odke.yaml or odke.json): read the inputs, chunk and route them, extract, ground, normalise, resolve, corroborate, score, gate and write the graph.
@@ -54,19 +56,11 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--from-manifest", help="Replay the run this manifest.json records."),
         ] = None,
-        cache: Annotated[
-            Path | None, typer.Option("--cache", help="The response cache folder.")
-        ] = None,
-        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
-        max_workers: Annotated[
-            int | None, typer.Option("--max-workers", min=1, help="Model calls at once (8).")
-        ] = None,
-        budget_usd: Annotated[
-            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
-        ] = None,
-        budget_calls: Annotated[
-            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
-        ] = None,
+        cache: Cache = None,
+        no_cache: NoCache = False,
+        max_workers: MaxWorkers = None,
+        budget_usd: BudgetUsd = None,
+        budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         from openodke.errors import InputError

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+
 __all__ = ["register"]
 
 _HELP = """Validate facts another system extracted: ground each against the text it cites (the free checks first, then one model question per fact), normalise values and names, propose entity links, merge facts stated more than once, score them and gate them; add inverse partners the ontology declares.
@@ -54,19 +56,11 @@ def register(app: typer.Typer) -> None:
         adapter: Annotated[
             str, typer.Option("--adapter", help="triples, langchain, langextract or graphrag.")
         ] = "triples",
-        cache: Annotated[
-            Path | None, typer.Option("--cache", help="The response cache folder.")
-        ] = None,
-        no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not cache.")] = False,
-        max_workers: Annotated[
-            int | None, typer.Option("--max-workers", min=1, help="Calls at once (8).")
-        ] = None,
-        budget_usd: Annotated[
-            float | None, typer.Option("--budget-usd", min=0, help="Stop before passing X USD.")
-        ] = None,
-        budget_calls: Annotated[
-            int | None, typer.Option("--budget-calls", min=0, help="Stop before N calls.")
-        ] = None,
+        cache: Cache = None,
+        no_cache: NoCache = False,
+        max_workers: MaxWorkers = None,
+        budget_usd: BudgetUsd = None,
+        budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         from openodke.calibration import card_line
