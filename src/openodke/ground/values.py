@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = [
+    "MONTHS",
     "DateValue",
     "Found",
     "date_names",
@@ -22,7 +23,8 @@ __all__ = [
 
 DateValue = tuple[int, int | None, int | None]
 
-_MONTHS = {
+# Month names and abbreviations, as the locator and the value normalizer read them.
+MONTHS = {
     name: number
     for number, names in enumerate(
         (
@@ -43,7 +45,7 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?P<year>[12]\d{3})"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _DATE_FORMS = [
@@ -73,7 +75,7 @@ def _date_of(match: re.Match[str]) -> DateValue | None:
     if groups.get("m"):
         month, day = int(groups["m"]), int(groups["d"])
     else:
-        month = _MONTHS[groups["month"].casefold()] if groups.get("month") else None
+        month = MONTHS[groups["month"].casefold()] if groups.get("month") else None
         day = int(groups["day"]) if groups.get("day") else None
     if month is not None and not 1 <= month <= 12:
         return None

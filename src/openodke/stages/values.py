@@ -11,29 +11,10 @@ import re
 import unicodedata
 from datetime import date, datetime
 
+from openodke.ground.values import MONTHS
+
 __all__ = ["parse_bool", "parse_date", "parse_datetime", "parse_number", "person_key"]
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for name in names
-}
 _MONTH = r"(?P<month>[a-z]+)\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
@@ -87,7 +68,7 @@ def parse_date(text: str, *, day_first: bool = False) -> str | None:
     for pattern in _TEXT_DATES:
         if (found := pattern.match(value)) is None:
             continue
-        month = _MONTHS.get(found.group("month"))
+        month = MONTHS.get(found.group("month"))
         if month is None:
             return None
         day = found.groupdict().get("day")
