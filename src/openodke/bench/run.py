@@ -25,11 +25,10 @@ from openodke.calibration import calibration_entry
 from openodke.errors import ReportBug
 from openodke.eval.ablation import gate_notes, per_document, truth_of
 from openodke.eval.pipeline.evaluate import PipelineResult, bench_inputs, score_pipeline
-from openodke.eval.report.build import Usage
+from openodke.eval.report.build import usage_of
 from openodke.eval.report.io import check_report, report_json
-from openodke.eval.report.models import Cost, EvalReport, Latency, Row, RunInfo
+from openodke.eval.report.models import EvalReport, Row, RunInfo
 from openodke.eval.report.render import render_report
-from openodke.llm import StageCost
 from openodke.safeio import load_jsonl
 from openodke.stages import Rejection
 from openodke.types import Fact
@@ -69,26 +68,6 @@ class BenchRun:
     def render(self) -> str:
         """The rows table and the notes."""
         return render_report(self.report)
-
-
-def _usage(cost: StageCost) -> Usage:
-    seconds = round(cost.latency_s, 6)
-    return (
-        Cost(
-            calls=cost.calls,
-            cached=cost.cached,
-            prompt_tokens=cost.prompt_tokens,
-            completion_tokens=cost.completion_tokens,
-            usd=cost.cost_usd,
-            priced_usd=cost.priced_usd,
-            unpriced_calls=cost.unpriced,
-        ),
-        Latency(
-            calls=cost.calls,
-            seconds=seconds if cost.calls else None,
-            per_call=round(seconds / cost.calls, 6) if cost.calls else None,
-        ),
-    )
 
 
 def _items(result: PipelineResult) -> str:
@@ -192,7 +171,7 @@ def run_bench(
     for name in ROWS:
         facts = [bench.on_bench_documents(f) for f in per_document(done.rows[name])]
         result = score_pipeline(
-            facts, inputs, name=name, usage=_usage(done.cost[name]), train_facts=train
+            facts, inputs, name=name, usage=usage_of(done.cost[name]), train_facts=train
         )
         first = first or result
         scored = _rows(result, name)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from openodke.eval.judges.cards import judge_line
-from openodke.eval.report.build import Usage
+from openodke.eval.report.build import Usage, usage_of
 from openodke.eval.report.models import CalibrationLine, Cost, Latency
 from openodke.llm import Budget, CostMeter, LLMClient, ModelRoles, client_for, load_replay
 from openodke.llm.base import ModelSpec
@@ -113,23 +113,7 @@ class GroundModel:
         cost = self.meter.report().stages.get(use)
         if cost is None:
             return Cost(), Latency()
-        seconds = round(cost.latency_s, 6)
-        return (
-            Cost(
-                calls=cost.calls,
-                cached=cost.cached,
-                prompt_tokens=cost.prompt_tokens,
-                completion_tokens=cost.completion_tokens,
-                usd=cost.cost_usd,
-                priced_usd=cost.priced_usd,
-                unpriced_calls=cost.unpriced,
-            ),
-            Latency(
-                calls=cost.calls,
-                seconds=seconds if cost.calls else None,
-                per_call=round(seconds / cost.calls, 6) if cost.calls else None,
-            ),
-        )
+        return usage_of(cost)
 
     def calls(self) -> dict[str, int]:
         """Model calls per use so far (cached ones included)."""

@@ -10,7 +10,7 @@ and writes atomically.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from openodke.eval.report.models import (
 )
 from openodke.eval.stages.extract import ExtractionScore, score_facts
 from openodke.eval.stages.labels import GoldFact
+
+if TYPE_CHECKING:  # the report reads a meter's numbers, never loads the model layer
+    from openodke.llm.cost import StageCost
 from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import document_intervals
 from openodke.types import Fact
@@ -54,6 +57,7 @@ __all__ = [
     "report_schema",
     "row_from_score",
     "small_set",
+    "usage_of",
     "write_report",
 ]
 
@@ -61,6 +65,27 @@ RESAMPLES, SEED, LEVEL = 2000, 0, 0.95
 
 Usage = tuple[Cost, Latency]
 """A run's model cost and latency, when it has them."""
+
+
+def usage_of(cost: StageCost) -> Usage:
+    """One metered stage's calls, tokens, USD and time as a report row's ``cost`` and ``latency``."""
+    seconds = round(cost.latency_s, 6)
+    return (
+        Cost(
+            calls=cost.calls,
+            cached=cost.cached,
+            prompt_tokens=cost.prompt_tokens,
+            completion_tokens=cost.completion_tokens,
+            usd=cost.cost_usd,
+            priced_usd=cost.priced_usd,
+            unpriced_calls=cost.unpriced,
+        ),
+        Latency(
+            calls=cost.calls,
+            seconds=seconds if cost.calls else None,
+            per_call=round(seconds / cost.calls, 6) if cost.calls else None,
+        ),
+    )
 
 
 def row_from_score(
