@@ -37,12 +37,12 @@ from openodke.eval.report.models import (
 )
 from openodke.eval.stages.extract import ExtractionScore, score_facts
 from openodke.eval.stages.labels import GoldFact
-
-if TYPE_CHECKING:  # the report reads a meter's numbers, never loads the model layer
-    from openodke.llm.cost import StageCost
 from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import document_intervals
 from openodke.types import Fact
+
+if TYPE_CHECKING:  # the report reads a meter's numbers, never loads the model layer
+    from openodke.llm.cost import StageCost
 
 __all__ = [
     "SCHEMA_VERSION",
