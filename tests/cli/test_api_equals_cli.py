@@ -92,7 +92,7 @@ def write_corpus(folder: Path, n: int, seed: int = 0) -> None:
                     key = obj["object_entity"]["key"] + " inc"
                     obj = {"object_entity": _entity(key, "Org", None, full)}
                 elif r < 0.19:
-                    subject = {**subject, "type": "Agent"}
+                    subject = {**subject, "key": s.lower(), "type": "Agent"}
                 elif r < 0.21 and "object_value" in obj:
                     obj = {"object_value": 2000 + i}
                 elif r < 0.22:

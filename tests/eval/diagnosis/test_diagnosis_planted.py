@@ -80,7 +80,7 @@ def planted() -> dict[str, Any]:
         fact("bob", "founded", "beta", "L1"),
         fact("dan", "child", "cal", "L1"),
         fact("eve", "employer", "the acme corporation", "L1"),
-        fact("fay", "award", "medal", "L1", s_type="Thing"),
+        fact("fay", "award", "medal", "L1", s_type="Robot"),
         fact("gil", "founded", "gamma", "L1"),
         *pads("L1", 1, supported=1),
         *pads("L2", 6),
@@ -151,7 +151,7 @@ def test_each_planted_miss_is_the_example_of_its_bucket(found) -> None:
     assert first["wrong_relation"].nearest == "Bob · founded · Beta"
     assert first["inverse"].nearest == "Dan · child · Cal"
     assert first["surface_form"].why == "unconfirmed: written as The Acme Corporation"
-    assert first["scored_apart"].why == "typed Thing, not Person"
+    assert first["scored_apart"].why == "typed Robot, not Person"
     assert first["cross_sentence"].why == "no sentence names both ends"
     assert first["saturation"].gold == "Hal · employer · Delta"
     assert first["linked_other"].why == "linked as founded"
@@ -228,13 +228,13 @@ PRECEDENCE = [
         id="inverse-over-surface_form",
     ),
     pytest.param(
-        [("ann", "employer", "the acme", {}), ("ann", "employer", "acme", {"s_type": "Thing"})],
+        [("ann", "employer", "the acme", {}), ("ann", "employer", "acme", {"s_type": "Robot"})],
         {},
         "surface_form",
         id="surface_form-over-scored_apart",
     ),
     pytest.param(
-        [("ann", "employer", "acme", {"s_type": "Thing"})],
+        [("ann", "employer", "acme", {"s_type": "Robot"})],
         {"texts": {"d": "Ann left . Acme stayed ."}},
         "scored_apart",
         id="scored_apart-over-cross_sentence",

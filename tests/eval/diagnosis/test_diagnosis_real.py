@@ -138,3 +138,35 @@ def test_baseline_writes_triples_rows(tmp_path: Path) -> None:
     assert any(
         (r.subject, r.predicate, r.object) == ("John Smith", "date_of_birth", "1950") for r in rows
     )
+
+
+def write_goldens() -> None:
+    """Write real.json again (``python -m tests.eval.diagnosis.test_diagnosis_real``), after a
+    change of rules that is meant to move the diagnosis."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        factory = pytest.TempPathFactory(
+            Path(tmp),
+            retention_count=0,
+            retention_policy="none",
+            trace=lambda *a: None,
+            _ispytest=True,
+        )
+        found = {"vicuna": vicuna.__wrapped__(factory), "baseline": baseline.__wrapped__(factory)}  # type: ignore[attr-defined]
+    REAL.write_text(
+        json.dumps(
+            {
+                run: {
+                    "diagnosis": diagnosis.model_dump(mode="json"),
+                    "fixes": [f.model_dump(mode="json") for f in fixes(diagnosis)],
+                }
+                for run, (diagnosis, _) in found.items()
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+if __name__ == "__main__":
+    write_goldens()

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from openodke.eval.engine import keyhash
-from openodke.eval.engine.key_table import KeyTable
+from openodke.eval.engine.fold import fold, node_of
+from openodke.eval.engine.key_table import KeyTable, effective_types
 from openodke.eval.engine.keyhash import LITERAL_NAMES, LITERAL_NODE, NARROW, WIDE
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.engine.structs import Fact as _Fact
@@ -24,7 +25,10 @@ IMPLEMENTATIONS = [pytest.param(keyhash.py_fact_columns, keyhash.py_doc_hashes, 
 if keyhash.COMPILED:
     IMPLEMENTATIONS.append(pytest.param(keyhash.fact_columns, keyhash.doc_hashes, id="c"))
 
-names = st.sampled_from(["ada", "Ada ", "bob", "", "é", "x y"])
+names = st.sampled_from(
+    ["ada", "Ada ", "bob", "", "é", "x y", "Person:Ada", "person : ADA", "É:x", "a:", ":b",
+     "Thing:\x1cQ", "x\t\n y", "ß  Straße", "İ"]
+)  # fmt: skip
 values = st.one_of(
     st.integers(-(10**20), 10**20),
     st.floats(allow_nan=False, allow_infinity=False),
@@ -35,14 +39,15 @@ facts = st.builds(
     lambda s, t, p, entity, value, polarity, keys, docs: {
         "subject": {"key": s, "type": t, **({"label": s.upper()} if entity else {})},
         "predicate": p,
-        **({"object_entity": {"key": value if isinstance(value, str) else "o"}} if entity
-           else {"object_value": value}),
+        **({"object_entity": {"key": value if isinstance(value, str) else "o", "type": t}}
+           if entity else {"object_value": value}),
         "polarity": polarity,
         "qualifiers": {"as_of": "2020", "n": 1},
         "identity_keys": keys,
         "evidence": [{"doc_id": d} for d in docs],
     },
-    names, st.sampled_from(["Person", "Thing"]), st.sampled_from(["born", "p q"]), st.booleans(),
+    names, st.sampled_from(["Person", "Thing", "É", "ß"]), st.sampled_from(["born", "p q"]),
+    st.booleans(),
     values, st.sampled_from(["asserted", "denied"]), st.sampled_from([[], ["as_of"], ["n", "as_of"]]),
     st.lists(st.sampled_from(["d1", "d2", ""]), max_size=3),
 )  # fmt: skip
@@ -57,7 +62,7 @@ def _columns(fact_columns, rows):
     wide, narrow = np.zeros((len(WIDE), n), np.int64), np.zeros((len(NARROW), n), np.int8)
     predicates: dict[int, str] = {}
     types: dict[int, str] = {}
-    fact_columns(rows, normalise_value, _scoped, wide, narrow, predicates, types)
+    fact_columns(rows, normalise_value, _scoped, fold, wide, narrow, predicates, types)
     return dict(zip(WIDE, wide.tolist(), strict=True)), narrow.tolist(), predicates, types
 
 
@@ -69,8 +74,16 @@ def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_columns,
     wide, narrow, predicates, types = _columns(fact_columns, decoded)
     models = [Fact.model_validate(row) for row in rows]
     table = KeyTable.of([fact_key(f) for f in models])
-    assert wide["subject_group"] == table.subject.tolist()
-    assert wide["object_group"] == table.object.tolist()
+    assert wide["subject_rest"] == table.subject_rest.tolist()
+    assert wide["object_rest"] == table.object_rest.tolist()
+    assert wide["subject_node"] == table.subject_name.tolist()
+    assert wide["object_node"] == table.object_name.tolist()
+    assert effective_types(np.array(wide["subject_type"], np.int64)).tolist() == (
+        table.subject_type.tolist()
+    )
+    assert effective_types(np.array(wide["object_type"], np.int64)).tolist() == (
+        table.object_type.tolist()
+    )
     assert wide["predicate"] == table.predicate.tolist()
     assert narrow[0] == table.literal.tolist()
     assert predicates == table.predicates
@@ -78,7 +91,13 @@ def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_columns,
     assert _columns(fact_columns, models) == (wide, narrow, predicates, types)
     for f, row in zip(models, zip(*wide.values(), *narrow, strict=True), strict=True):
         by = dict(zip([*WIDE, *NARROW], row, strict=True))
-        assert by["subject_node"] == hash(f.subject.key)
+        name = " ".join(f.subject.key.casefold().split())
+        own = " ".join(f.subject.type.casefold().split())
+        prefix, colon, rest = name.partition(":")
+        bare = rest.strip(" ") if colon and prefix.strip(" ") and rest.strip(" ") else name
+        same = colon and prefix.strip(" ") == own and bare != name
+        assert by["subject_node"] == hash(bare if same else name)
+        assert by["subject_bare"] == hash(bare)
         assert (
             by["subject_type"] == hash(f.subject.type)
             and types[by["subject_type"]] == f.subject.type
@@ -89,7 +108,7 @@ def test_hashes_are_those_of_the_key_table_built_from_encoded_keys(fact_columns,
             assert by["object_names"] == hash(str(f.object_value)) ^ LITERAL_NAMES
             assert by["object_type"] == 0
         else:
-            assert by["object_node"] == hash(entity.key)
+            assert by["object_node"] == node_of(entity.key, entity.type)
             assert by["object_names"] == hash(
                 (entity.key, entity.type, entity.label, entity.aliases)
             )
@@ -118,7 +137,7 @@ def test_gold_documents_and_short_buffers(fact_columns, doc_hashes):
     assert hashes.tolist() == [hash("a"), hash("b")] and docs == {hash("a"): "a", hash("b"): "b"}
     short = (np.zeros((len(WIDE), 1), np.int64), np.zeros((len(NARROW), 1), np.int8))
     with pytest.raises((ValueError, IndexError)):  # C names the buffer; numpy refuses the index
-        fact_columns([g.fact for g in gold], normalise_value, _scoped, *short, {}, {})
+        fact_columns([g.fact for g in gold], normalise_value, _scoped, fold, *short, {}, {})
 
 
 @pytest.mark.skipif(
@@ -147,7 +166,7 @@ def test_the_loader_reads_the_same_with_the_python_fallback(tmp_path, monkeypatc
     fallback = fastload.load_facts(path)
     for column in ("key", "subject", "object", "literal", "predicate"):
         assert getattr(compiled.keys, column).tolist() == getattr(fallback.keys, column).tolist()
-    for column in ("subject_node", "object_node", "object_names", "polarity", "verdict"):
+    for column in ("subject_node", "object_node", "subject_bare", "object_names", "polarity"):
         assert getattr(compiled, column).tolist() == getattr(fallback, column).tolist()
     assert compiled.docs.tuples() == fallback.docs.tuples()
 

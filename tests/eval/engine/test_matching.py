@@ -37,7 +37,7 @@ def reference(gold_docs, gold_keys, pred_docs, pred_keys):
 
     def object_group(k):
         k = decode_key(k)
-        return (k.predicate, k.literal, k.object, k.polarity)
+        return (k.predicate, k.literal, k.object, k.object_type, k.polarity)
 
     def passes(candidates, same_doc):
         for name, group in (
@@ -81,7 +81,8 @@ def reference(gold_docs, gold_keys, pred_docs, pred_keys):
 
 
 def key(predicate, subject, obj, literal, polarity="asserted"):
-    return encode_key(MatchKey(predicate, subject, "T", literal, obj, polarity, ()))
+    kind = "" if literal else "T"
+    return encode_key(MatchKey(predicate, subject, "T", literal, obj, kind, polarity, ()))
 
 
 rows = st.tuples(
@@ -119,7 +120,7 @@ def test_matcher_agrees_with_the_plain_loop_reference(gold, pred):
 
 
 def test_encode_decode_round_trip():
-    k = ("born", "Person:ada", "Person", True, "1815", "asserted", (("as_of", "'2020'"),))
+    k = ("born", "Person:ada", "Person", True, "1815", "", "asserted", (("as_of", "'2020'"),))
     assert tuple(decode_key(encode_key(MatchKey(*k)))) == k
 
 

@@ -19,6 +19,7 @@ from openodke.eval.diagnosis.names import key_string
 from openodke.eval.diagnosis.sentences import SentenceEvidence
 from openodke.eval.diagnosis.texts import TextAnswers, sentences_naming
 from openodke.eval.diagnosis.view import DiagnosisView
+from openodke.eval.engine.fold import key_parts
 from openodke.eval.engine.joins import member, mix
 from openodke.eval.engine.key_table import KeyTable, hashes_of
 from openodke.eval.engine.matching import DUPLICATE
@@ -95,11 +96,13 @@ class CrossSentence:
         self, mentions: dict[str, dict[str, frozenset[int]]], todo: np.ndarray, out: np.ndarray
     ) -> None:
         g, ends = self.view.gold, self.view.gold_ends
-        places = {
-            (hash(doc), hash(key)): found
-            for doc, keyed in mentions.items()
-            for key, found in keyed.items()
-        }
+        places: dict[tuple[int, int], frozenset[int]] = {}
+        for doc, keyed in mentions.items():
+            for key, found in keyed.items():
+                # A node is the key's whole or its rest (fold.end_names): wholes first.
+                places[(hash(doc), key_parts(key)[0])] = found
+            for key, found in keyed.items():
+                places.setdefault((hash(doc), key_parts(key)[2]), found)
         docs = g.docs.hashes
         named = member(docs, hashes_of(list(mentions)))
         for i in np.flatnonzero(todo & named).tolist():

@@ -78,6 +78,7 @@ def key_string(fact: Any) -> str:
             fact.subject.type,
             literal,
             obj,
+            "" if literal else target.type,
             _polarity(fact),
             scoped_of(fact),
         )

@@ -125,7 +125,7 @@ def derived_inverses(
     rows = rows[
         np.fromiter((bool(implies[h]) for h in p.keys.predicate[rows].tolist()), bool, len(rows))
     ]
-    parts: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
+    parts: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
     taken: list[int] = []
     said.load(rows.tolist())
     for j in rows.tolist():
@@ -140,6 +140,7 @@ def derived_inverses(
                 target.key,
                 target.type or "",
                 fact.subject.key,
+                fact.subject.type,
                 False,
                 _POLARITY[polarity],
                 "",

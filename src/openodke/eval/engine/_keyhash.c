@@ -1,12 +1,14 @@
 /* The engine's per-row hashing, in C (openodke.eval.engine.keyhash is the same in Python).
  *
- * For each fact (a decoded struct or a pydantic Fact: the same attributes) it hashes the tuples
+ * For each fact (a decoded struct or a pydantic Fact: the same attributes) it hashes the parts
  * KeyTable.of_parts hashes:
- *   subject group (predicate, subject.key, subject.type, polarity, scoped)
- *   object group  (predicate, object, literal, polarity)
- * with the very tuples and Python's own hash, so the two paths give the same numbers; what the
- * diagnosis joins on (each end's node, the types, the names an end goes by, polarity, verdict);
- * and the first cited document and the number of citations. A Python loop over these attributes
+ *   subject rest (predicate, polarity, scoped), object rest (predicate, literal, polarity)
+ *   each end's identity name (openodke.eval.engine.identity: the key case-folded and
+ *   whitespace-collapsed, its leading "Type:" dropped when it is the end's own type), its bare
+ *   name (any leading "X:" dropped) and its type
+ * with Python's own hash, so the two paths give the same numbers; what the diagnosis joins on
+ * (the names an end goes by, polarity, verdict); and the first cited document and the number of
+ * citations. A Python loop over these attributes
  * costs several microseconds a row on a million rows; this costs a fraction of one.
  */
 #define PY_SSIZE_T_CLEAN
@@ -76,7 +78,99 @@ static Py_hash_t tuple_hash(PyObject *items[], Py_ssize_t n) {
 
 /* The columns one fact fills, by row. */
 enum { SUBJECT, OBJECT, PREDICATE, SUBJECT_NODE, OBJECT_NODE, SUBJECT_TYPE, OBJECT_TYPE,
-       SUBJECT_NAMES, OBJECT_NAMES, WIDE };
+       SUBJECT_NAMES, OBJECT_NAMES, SUBJECT_BARE, OBJECT_BARE, WIDE };
+
+/* Whitespace as str.split() sees it, for ASCII. */
+static int is_space(unsigned char c) { return (c >= 9 && c <= 13) || (c >= 28 && c <= 32); }
+
+/* " ".join(text.casefold().split()): built here for ASCII text, by fold_of otherwise. */
+static PyObject *folded(PyObject *text, PyObject *fold_of) {
+    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text))
+        return PyObject_CallOneArg(fold_of, text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    int done = 1;
+    for (Py_ssize_t i = 0; i < n && done; i++) {
+        unsigned char c = s[i];
+        if ((c >= 'A' && c <= 'Z') || (is_space(c) && (c != ' ' || i == 0 || i == n - 1 || s[i - 1] == ' ')))
+            done = 0;
+    }
+    if (done) return Py_NewRef(text);
+    PyObject *out = PyUnicode_New(n, 127);
+    if (out == NULL) return NULL;
+    unsigned char *d = PyUnicode_1BYTE_DATA(out);
+    Py_ssize_t m = 0;
+    int pending = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (is_space(c)) {
+            pending = m > 0;
+            continue;
+        }
+        if (pending) d[m++] = ' ';
+        pending = 0;
+        d[m++] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+    }
+    if (m == n) return out;
+    PyObject *shorter = PyUnicode_Substring(out, 0, m);
+    Py_DECREF(out);
+    return shorter;
+}
+
+/* hash(text[start:stop]); -1 with an error set on failure. */
+static Py_hash_t part_hash(PyObject *text, Py_ssize_t start, Py_ssize_t stop) {
+    PyObject *part = PyUnicode_Substring(text, start, stop);
+    if (part == NULL) return -1;
+    Py_hash_t h = PyObject_Hash(part);
+    Py_DECREF(part);
+    return h;
+}
+
+/* An entity key's hashes (identity.key_parts): its folded whole, and, when it reads
+ * "prefix:rest" with both non-blank, the folded prefix's and the rest's (prefix -1 when not). */
+static int key_parts(PyObject *key, PyObject *fold_of, Py_hash_t *whole, Py_hash_t *prefix,
+                     Py_hash_t *rest) {
+    PyObject *w = folded(key, fold_of);
+    if (w == NULL) return -1;
+    int err = -1;
+    if (!PyUnicode_Check(w)) {
+        PyErr_SetString(PyExc_TypeError, "fold_of must return a str");
+        goto done;
+    }
+    if ((*whole = PyObject_Hash(w)) == -1) goto done;
+    *prefix = -1;
+    *rest = *whole;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(w);
+    Py_ssize_t at = PyUnicode_FindChar(w, ':', 0, n, 1);
+    if (at == -2) goto done;
+    if (at > 0) {
+        Py_ssize_t stop = PyUnicode_READ_CHAR(w, at - 1) == ' ' ? at - 1 : at;
+        Py_ssize_t start = at + 1 < n && PyUnicode_READ_CHAR(w, at + 1) == ' ' ? at + 2 : at + 1;
+        if (stop > 0 && start < n) {
+            if ((*prefix = part_hash(w, 0, stop)) == -1) goto done;
+            if ((*rest = part_hash(w, start, n)) == -1) goto done;
+        }
+    }
+    err = 0;
+done:
+    Py_DECREF(w);
+    return err;
+}
+
+/* An entity end's identity name and bare name, from its key and type. */
+static int end_names(PyObject *key, PyObject *type, PyObject *fold_of, int64_t *name,
+                     int64_t *bare) {
+    Py_hash_t whole, prefix, rest, type_whole, unused_p, unused_r;
+    if (key_parts(key, fold_of, &whole, &prefix, &rest) < 0) return -1;
+    if (prefix != -1) {
+        if (key_parts(type, fold_of, &type_whole, &unused_p, &unused_r) < 0) return -1;
+        *name = prefix == type_whole ? rest : whole;
+    } else {
+        *name = whole;
+    }
+    *bare = rest;
+    return 0;
+}
 enum { LITERAL, POLARITY, VERDICT, NARROW };
 
 static const char *POLARITIES[] = {"asserted", "denied", "partial", NULL};
@@ -107,7 +201,8 @@ static Py_hash_t names_hash(PyObject *entity, PyObject *key, PyObject *type) {
 }
 
 /* One fact's columns; returns -1 on error. */
-static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, int64_t *wide,
+static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, PyObject *fold_of,
+                    int64_t *wide,
                     int8_t *narrow, Py_ssize_t n, PyObject *predicates, PyObject *types,
                     Recent *recent, Recent *recent_types) {
     int err = -1;
@@ -138,26 +233,26 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
     }
     if (obj == NULL) goto done;
     PyObject *flag = is_literal ? Py_True : Py_False;
-    PyObject *subject_items[] = {pred, skey, stype, pol, scoped};
-    PyObject *object_items[] = {pred, obj, flag, pol};
+    PyObject *subject_items[] = {pred, pol, scoped};
+    PyObject *object_items[] = {pred, flag, pol};
     Py_hash_t h;
-    if ((h = tuple_hash(subject_items, 5)) == -1 && PyErr_Occurred()) goto done;
+    if ((h = tuple_hash(subject_items, 3)) == -1 && PyErr_Occurred()) goto done;
     wide[SUBJECT * n] = h;
-    if ((h = tuple_hash(object_items, 4)) == -1 && PyErr_Occurred()) goto done;
+    if ((h = tuple_hash(object_items, 3)) == -1 && PyErr_Occurred()) goto done;
     wide[OBJECT * n] = h;
     if ((h = PyObject_Hash(pred)) == -1 && PyErr_Occurred()) goto done;
     wide[PREDICATE * n] = h;
     if (remember(predicates, h, pred, recent) < 0) goto done;
-    if ((h = PyObject_Hash(skey)) == -1 && PyErr_Occurred()) goto done;
-    wide[SUBJECT_NODE * n] = h;
-    if ((h = PyObject_Hash(obj)) == -1 && PyErr_Occurred()) goto done;
-    wide[OBJECT_NODE * n] = is_literal ? ((int64_t)h ^ LITERAL_NODE) : h;
+    if (end_names(skey, stype, fold_of, &wide[SUBJECT_NODE * n], &wide[SUBJECT_BARE * n]) < 0)
+        goto done;
     if ((h = PyObject_Hash(stype)) == -1 && PyErr_Occurred()) goto done;
     wide[SUBJECT_TYPE * n] = h;
     if (remember(types, h, stype, recent_types) < 0) goto done;
     if ((h = names_hash(subj, skey, stype)) == -1 && PyErr_Occurred()) goto done;
     wide[SUBJECT_NAMES * n] = h;
     if (is_literal) {
+        if ((h = PyObject_Hash(obj)) == -1 && PyErr_Occurred()) goto done;
+        wide[OBJECT_NODE * n] = wide[OBJECT_BARE * n] = (int64_t)h ^ LITERAL_NODE;
         wide[OBJECT_TYPE * n] = 0;
         PyObject *text = PyObject_Str(value);
         if (text == NULL) goto done;
@@ -167,6 +262,8 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, i
         wide[OBJECT_NAMES * n] = (int64_t)h ^ LITERAL_NAMES;
     } else {
         if ((otype = PyObject_GetAttr(entity, s_type)) == NULL) goto done;
+        if (end_names(obj, otype, fold_of, &wide[OBJECT_NODE * n], &wide[OBJECT_BARE * n]) < 0)
+            goto done;
         if ((h = PyObject_Hash(otype)) == -1 && PyErr_Occurred()) goto done;
         wide[OBJECT_TYPE * n] = h;
         if (remember(types, h, otype, recent_types) < 0) goto done;
@@ -194,17 +291,20 @@ done:
 }
 
 PyDoc_STRVAR(fact_columns_doc,
-             "fact_columns(facts, literal_of, scoped_of, wide, narrow, predicates, types)\n\n"
-             "Fill, one column entry per fact, the C-ordered int64 array wide (9 x n: subject "
-             "group, object group, predicate, subject node, object node, subject type, object "
-             "type, subject names, object names) and the int8 array narrow (3 x n: literal, "
-             "polarity, verdict); predicates and types map each hash to its name.");
+             "fact_columns(facts, literal_of, scoped_of, fold_of, wide, narrow, predicates, "
+             "types)\n\n"
+             "Fill, one column entry per fact, the C-ordered int64 array wide (11 x n: subject "
+             "rest, object rest, predicate, subject node, object node, subject type, object "
+             "type, subject names, object names, subject bare, object bare) and the int8 array "
+             "narrow (3 x n: literal, polarity, verdict); predicates and types map each hash to "
+             "its name. fold_of folds a non-ASCII name.");
 
 static PyObject *fact_columns(PyObject *self, PyObject *args) {
-    PyObject *facts, *literal_of, *scoped_of, *predicates, *types;
+    PyObject *facts, *literal_of, *scoped_of, *fold_of, *predicates, *types;
     Py_buffer wide, narrow;
-    if (!PyArg_ParseTuple(args, "O!OOw*w*O!O!", &PyList_Type, &facts, &literal_of, &scoped_of,
-                          &wide, &narrow, &PyDict_Type, &predicates, &PyDict_Type, &types))
+    if (!PyArg_ParseTuple(args, "O!OOOw*w*O!O!", &PyList_Type, &facts, &literal_of, &scoped_of,
+                          &fold_of, &wide, &narrow, &PyDict_Type, &predicates, &PyDict_Type,
+                          &types))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(facts);
@@ -212,7 +312,8 @@ static PyObject *fact_columns(PyObject *self, PyObject *args) {
     if (writable(&wide, n, 8 * WIDE, "wide") < 0 || writable(&narrow, n, NARROW, "narrow") < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of, (int64_t *)wide.buf + i,
+        if (fact_row(PyList_GET_ITEM(facts, i), literal_of, scoped_of, fold_of,
+                     (int64_t *)wide.buf + i,
                      (int8_t *)narrow.buf + i, n, predicates, types, &recent, &recent_types) < 0)
             goto done;
     }

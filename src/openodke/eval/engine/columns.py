@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.fold import fold
+from openodke.eval.engine.key_table import DocColumn, KeyTable, effective_types
 from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
 from openodke.eval.engine.rows import ModelRows, RowSource
 from openodke.eval.engine.structs import scoped
@@ -33,6 +34,8 @@ _ARRAYS = (
     "object_type",
     "subject_names",
     "object_names",
+    "subject_bare",
+    "object_bare",
     "polarity",
     "verdict",
 )
@@ -43,10 +46,12 @@ class FactColumns:
     """Facts as columns (one entry per row, in file or list order).
 
     ``keys`` and ``docs`` are what matching reads. ``subject_node``/``object_node`` hash each end
-    (an entity's key; a literal's normalised value, salted apart), so a pair or a node is found by
-    equal numbers. ``subject_type``/``object_type`` hash the types (``types`` names them; 0 for a
-    literal object). ``subject_names``/``object_names`` hash what an end's names follow from, so
-    rows whose ends go by the same names are known without reading them. ``polarity`` and
+    (an entity's identity name, :mod:`~openodke.eval.engine.fold`; a literal's normalised value,
+    salted apart), so a pair or a node is found by equal numbers; ``subject_bare``/``object_bare``
+    the name without any ``prefix:`` (what near misses compare). ``subject_type``/``object_type``
+    hash the types as written (``types`` names them; 0 for a literal object).
+    ``subject_names``/``object_names`` hash what an end's names follow from, so rows whose ends go
+    by the same names are known without reading them. ``polarity`` and
     ``verdict`` are codes (:data:`~openodke.eval.engine.keyhash.POLARITIES`, ``VERDICTS``).
     ``rows`` gives back the facts themselves; ``flags`` the fact checks, when asked for;
     ``answers`` what the texts ``answered_from`` say of each gold row, when the loader was given
@@ -61,6 +66,8 @@ class FactColumns:
     object_type: np.ndarray
     subject_names: np.ndarray
     object_names: np.ndarray
+    subject_bare: np.ndarray
+    object_bare: np.ndarray
     polarity: np.ndarray
     verdict: np.ndarray
     types: dict[int, str]
@@ -89,16 +96,21 @@ class FactColumns:
         n = len(facts)
         wide = np.empty((len(WIDE), n), np.int64)  # each row a column: no copy to split them
         narrow = np.empty((len(NARROW), n), np.int8)
-        fact_columns(facts, normalise_value, scoped, wide, narrow, predicates, types)
+        fact_columns(facts, normalise_value, scoped, fold, wide, narrow, predicates, types)
         by = dict(zip(WIDE, wide, strict=True))
+        literal = narrow[0].view(bool)
         keys = KeyTable(
-            by["subject_group"],
-            by["object_group"],
-            narrow[0].view(bool),
+            by["subject_rest"],
+            by["object_rest"],
+            by["subject_node"],
+            by["object_node"],
+            effective_types(by["subject_type"]),
+            effective_types(by["object_type"]),
+            literal,
             by["predicate"],
             predicates,
         )
-        arrays: dict[str, Any] = {name: by[name] for name in _ARRAYS[:6]}
+        arrays: dict[str, Any] = {name: by[name] for name in _ARRAYS[:8]}
         arrays["polarity"] = narrow[1]
         arrays["verdict"] = narrow[2]
         return cls(keys=keys, docs=docs, types=types, rows=rows, **arrays)

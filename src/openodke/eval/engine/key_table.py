@@ -1,26 +1,44 @@
 """Match keys and documents as columns of hashes, so a million rows match in numpy.
 
-String work per row is what a large file cannot afford in the matcher, so each row's key, the two
-groups the later passes pair by (same subject; same object) and its predicate and document are
+String work per row is what a large file cannot afford in the matcher, so the parts of each row's
+identity (each end's name and type, the rest of each group, its predicate) and its document are
 reduced to Python's 64-bit string hashes where the row is read (in the fast loader's workers,
 which share the parent's hash secret by fork). Two different strings share such a hash with
 probability 2^-64 per pair, and a wrong pairing needs that between rows of one document: about
 10^-12 for a million rows (DECISIONS.md). The Fact-based API builds the same columns from encoded
-keys (:meth:`KeyTable.of`), with the same function, so both paths give the same answer.
+keys (:meth:`KeyTable.of`), with the same functions, so both paths give the same answer; the groups
+the later passes pair by (same subject; same object) and the key are mixed from the parts in numpy.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
-__all__ = ["SEP", "DocColumn", "KeyTable", "hashes_of"]
+from openodke.eval.engine.fold import node_of
+from openodke.eval.engine.keyhash import LITERAL_NODE
+
+__all__ = [
+    "SEP",
+    "UNTYPED",
+    "UNTYPED_NAMES",
+    "DocColumn",
+    "KeyTable",
+    "effective_types",
+    "hashes_of",
+]
 
 SEP = "\x1f"
-_Parts = tuple[list[str], list[str], list[str], list[str], list[bool], list[str], list[str]]
+_Parts = tuple[
+    list[str], list[str], list[str], list[str], list[str], list[bool], list[str], list[str]
+]
+UNTYPED = 0
+"""An effective type that matches any: an entity whose source gave no type (``Thing``)."""
+UNTYPED_NAMES = ("Thing", "")
+"""The type names that mean "no type given"."""
 
 
 def hashes_of(values: Iterable[object], n: int | None = None) -> np.ndarray:
@@ -34,46 +52,106 @@ def _names(hashes: np.ndarray, strings: Iterable[str]) -> dict[int, str]:
     return dict(zip(hashes.tolist(), strings, strict=True))
 
 
-# An odd 64-bit multiplier (2^64 / golden ratio): key = subject group * M + object group, wrapping.
+def effective_types(raw: np.ndarray) -> np.ndarray:
+    """Type hashes as identity reads them: the untyped names become :data:`UNTYPED`."""
+    out = raw.copy()
+    for name in UNTYPED_NAMES:
+        out[raw == hash(name)] = UNTYPED
+    return out
+
+
+# Odd 64-bit multipliers: an end's parts to one int64, and key = subject group * M + object group,
+# all wrapping (_MIX is 2^64 / golden ratio; the others splitmix64's).
 _MIX = np.int64(-7046029254386353131)
+_NAME = np.uint64(0xBF58476D1CE4E5B9)
+_TYPE = np.uint64(0x94D049BB133111EB)
+
+
+def _group(rest: np.ndarray, name: np.ndarray, type_: np.ndarray) -> np.ndarray:
+    """One hash per row of an end's group: its rest, its name and its type, mixed (a
+    splitmix64 finish, so structured inputs spread)."""
+    x = rest.view(np.uint64) * _NAME + name.view(np.uint64)
+    x = x * _TYPE + type_.view(np.uint64)
+    x ^= x >> np.uint64(31)
+    x *= _NAME
+    x ^= x >> np.uint64(29)
+    return x.view(np.int64)
 
 
 @dataclass
 class KeyTable:
-    """Per row: hashes of its subject group (predicate, subject, subject type, polarity,
-    identity qualifiers) and object group (predicate, object, literal or entity, polarity), the
-    key made of both, whether the object is a literal, and the predicate's hash (``predicates``
-    names each). ``strings`` holds the encoded keys when they were built (the Fact-based path)."""
+    """Per row, what identity is made of: the subject's rest (predicate, polarity, identity
+    qualifiers) and the object's (predicate, literal or entity, polarity), each end's identity
+    name (:mod:`~openodke.eval.engine.fold`; a literal's normalised value) and effective type
+    (:data:`UNTYPED` for none, or when types are not compared), whether the object is a literal,
+    and the predicate's hash (``predicates`` names each). The subject and object groups (what the
+    later passes pair by) and the key are worked out from them when read, so aligning types
+    (:mod:`~openodke.eval.engine.identity`) is a new table with other type columns. ``strings``
+    holds the encoded keys when they were built (the Fact-based path)."""
 
-    subject: np.ndarray
-    object: np.ndarray
+    subject_rest: np.ndarray
+    object_rest: np.ndarray
+    subject_name: np.ndarray
+    object_name: np.ndarray
+    subject_type: np.ndarray
+    object_type: np.ndarray
     literal: np.ndarray
     predicate: np.ndarray
     predicates: dict[int, str]
     strings: list[str] | None = None
 
     def __len__(self) -> int:
-        return len(self.subject)
+        return len(self.subject_rest)
+
+    @cached_property
+    def subject(self) -> np.ndarray:
+        """The subject group: rest, subject name and type."""
+        return _group(self.subject_rest, self.subject_name, self.subject_type)
+
+    @cached_property
+    def object(self) -> np.ndarray:
+        """The object group: rest, object name and type."""
+        return _group(self.object_rest, self.object_name, self.object_type)
 
     @cached_property
     def key(self) -> np.ndarray:
-        """The key's hash: both groups together name every part of it. Worked out when read, so
-        the fast loader's workers send one column less."""
+        """The key's hash: both groups together name every part of it."""
         return self.subject * _MIX + self.object
+
+    def with_types(self, subject_type: np.ndarray, object_type: np.ndarray) -> KeyTable:
+        """This table comparing ends by other effective types."""
+        return replace(self, subject_type=subject_type, object_type=object_type)
 
     @classmethod
     def of_parts(cls, parts: _Parts, strings: list[str] | None = None) -> KeyTable:
-        """The table for parallel lists: predicate, subject, subject type, object (entity key or
-        normalised literal), literal flag, polarity, identity qualifiers (``""`` for none).
+        """The table for parallel lists: predicate, subject key, subject type, object (entity key
+        or normalised literal), object type (``""`` for a literal), literal flag, polarity,
+        identity qualifiers (``""`` for none).
 
-        The fast loader hashes the same tuples from its structs; keep the two in step.
+        The engine's hashing (:mod:`~openodke.eval.engine.keyhash`) hashes the same parts from
+        structs and Facts; keep the two in step.
         """
-        p, s, t, o, literal, pol, scoped = parts
+        p, s, t, o, ot, literal, pol, scoped = parts
         n = len(p)
         predicate = hashes_of(p)
+        subject_name = np.fromiter(
+            (node_of(k, kind) for k, kind in zip(s, t, strict=True)), np.int64, n
+        )
+        object_name = np.fromiter(
+            (
+                hash(v) ^ LITERAL_NODE if is_literal else node_of(v, kind)
+                for v, kind, is_literal in zip(o, ot, literal, strict=True)
+            ),
+            np.int64,
+            n,
+        )
         return cls(
-            hashes_of(zip(p, s, t, pol, scoped, strict=True), n),
-            hashes_of(zip(p, o, literal, pol, strict=True), n),
+            hashes_of(zip(p, pol, scoped, strict=True), n),
+            hashes_of(zip(p, literal, pol, strict=True), n),
+            subject_name,
+            object_name,
+            effective_types(hashes_of(t)),
+            np.where(np.array(literal, dtype=bool), 0, effective_types(hashes_of(ot))),
             np.array(literal, dtype=bool),
             predicate,
             _names(predicate, p),
@@ -83,10 +161,10 @@ class KeyTable:
     @classmethod
     def of(cls, keys: Sequence[str]) -> KeyTable:
         """The table for encoded keys (:func:`openodke.eval.engine.matching.encode_key`)."""
-        parts: _Parts = ([], [], [], [], [], [], [])
+        parts: _Parts = ([], [], [], [], [], [], [], [])
         for k in keys:
-            p, s, t, o, pol, scoped = k.split(SEP)
-            values = (p, s, t, o[1:], o[:1] == "L", pol, scoped)
+            p, s, t, o, ot, pol, scoped = k.split(SEP)
+            values = (p, s, t, o[1:], ot, o[:1] == "L", pol, scoped)
             for column, value in zip(parts, values, strict=True):
                 column.append(value)  # type: ignore[attr-defined]
         return cls.of_parts(parts, list(keys))
@@ -120,7 +198,16 @@ class KeyTable:
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 
-_ARRAYS = ("subject", "object", "literal", "predicate")
+_ARRAYS = (
+    "subject_rest",
+    "object_rest",
+    "subject_name",
+    "object_name",
+    "subject_type",
+    "object_type",
+    "literal",
+    "predicate",
+)
 
 
 @dataclass

@@ -1,9 +1,9 @@
 """Per-row hashing for the engine's columns: the C extension ``_keyhash`` when it was built, else
 the same in Python.
 
-Both fill caller-owned numpy buffers with Python's own hashes of the same tuples
-(:meth:`~openodke.eval.engine.key_table.KeyTable.of_parts`), so they give the same numbers; a test
-checks it. The C version exists because these loops are most of the cost of reading a
+Both fill caller-owned numpy buffers with Python's own hashes of the same parts
+(:meth:`~openodke.eval.engine.key_table.KeyTable.of_parts`, :mod:`~openodke.eval.engine.fold`), so
+they give the same numbers; a test checks it. The C version exists because these loops are most of the cost of reading a
 million-row file. Rows are decoded structs (:mod:`~openodke.eval.engine.structs`) or pydantic
 Facts: they have the same attributes.
 """
@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from openodke.eval.engine.fold import end_names, fold
+
 __all__ = [
     "COMPILED",
     "LITERAL_NAMES",
@@ -25,6 +27,7 @@ __all__ = [
     "WIDE",
     "doc_hashes",
     "fact_columns",
+    "fold",
     "line_starts",
     "py_doc_hashes",
     "py_fact_columns",
@@ -32,8 +35,8 @@ __all__ = [
 ]
 
 WIDE = (
-    "subject_group",
-    "object_group",
+    "subject_rest",
+    "object_rest",
     "predicate",
     "subject_node",
     "object_node",
@@ -41,8 +44,10 @@ WIDE = (
     "object_type",
     "subject_names",
     "object_names",
+    "subject_bare",
+    "object_bare",
 )
-"""The int64 columns ``fact_columns`` fills: the rows of its ``wide`` array (9 x n), in order."""
+"""The int64 columns ``fact_columns`` fills: the rows of its ``wide`` array (11 x n), in order."""
 NARROW = ("literal", "polarity", "verdict")
 """The int8 columns it fills: the rows of its ``narrow`` array (3 x n)."""
 POLARITIES = ("asserted", "denied", "partial")
@@ -61,18 +66,21 @@ def py_fact_columns(
     facts: list[Any],
     literal_of: Callable[[object], str],
     scoped_of: Callable[[Any], str],
+    fold_of: Callable[[str], str],
     wide: np.ndarray,
     narrow: np.ndarray,
     predicates: dict[int, str],
     types: dict[int, str],
 ) -> None:
-    """Fill ``wide`` (9 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
+    """Fill ``wide`` (11 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
     ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
 
-    Groups: subject (predicate, subject key, subject type, polarity, identity qualifiers) and
-    object (predicate, object, literal, polarity), the object being the entity key or the
-    normalised literal. An end's node is its key's hash (a literal's salted); its names hash
-    is that of ``(key, type, label, aliases)`` (a literal's: ``str`` of the value, salted).
+    Rests: subject (predicate, polarity, identity qualifiers) and object (predicate, literal,
+    polarity). An entity end's node is its identity name and its bare name the key without any
+    prefix (:func:`~openodke.eval.engine.fold.end_names`); a literal's node and bare name are its
+    normalised value's hash, salted. An end's names hash is that of ``(key, type, label,
+    aliases)`` (a literal's: ``str`` of the value, salted). ``fold_of`` is :func:`fold`, passed
+    as the C version takes it.
     """
     for i, f in enumerate(facts):
         predicate, subject, polarity = f.predicate, f.subject, f.polarity
@@ -85,17 +93,18 @@ def py_fact_columns(
         else:
             obj = entity.key
         row = wide[:, i]
-        row[0] = hash((predicate, subject.key, subject.type, polarity, scoped))
-        row[1] = hash((predicate, obj, literal, polarity))
+        row[0] = hash((predicate, polarity, scoped))
+        row[1] = hash((predicate, literal, polarity))
         row[2] = hash(predicate)
-        row[3] = hash(subject.key)
-        row[4] = hash(obj) ^ LITERAL_NODE if literal else hash(obj)
+        row[3], row[9] = end_names(subject.key, subject.type)
         row[5] = hash(subject.type)
         row[7] = hash((subject.key, subject.type, subject.label, subject.aliases))
         if literal:
+            row[4] = row[10] = hash(obj) ^ LITERAL_NODE
             row[6] = 0
             row[8] = hash(str(value)) ^ LITERAL_NAMES
         else:
+            row[4], row[10] = end_names(obj, entity.type)
             row[6] = hash(entity.type)
             row[8] = hash((obj, entity.type, entity.label, entity.aliases))
             types.setdefault(int(row[6]), entity.type)

@@ -66,28 +66,39 @@ class MatchKey(NamedTuple):
     subject_type: str
     literal: bool
     object: str
+    object_type: str
     polarity: str
     scoped: tuple[tuple[str, str], ...]
 
 
 def encode_key(key: MatchKey) -> str:
-    """One string per key: ``predicate␟subject␟type␟(L|E)object␟polarity␟scoped``."""
+    """One string per key: ``predicate␟subject␟type␟(L|E)object␟object type␟polarity␟scoped``
+    (the keys as written; :mod:`~openodke.eval.engine.fold` says how they compare)."""
     scoped = repr(key.scoped) if key.scoped else ""
     kind = "L" if key.literal else "E"
     return _SEP.join(
-        (key.predicate, key.subject, key.subject_type, kind + key.object, key.polarity, scoped)
+        (
+            key.predicate,
+            key.subject,
+            key.subject_type,
+            kind + key.object,
+            key.object_type,
+            key.polarity,
+            scoped,
+        )
     )
 
 
 def decode_key(text: str) -> MatchKey:
     """The MatchKey an encoded key came from."""
-    predicate, subject, subject_type, obj, polarity, scoped = text.split(_SEP)
+    predicate, subject, subject_type, obj, object_type, polarity, scoped = text.split(_SEP)
     return MatchKey(
         predicate,
         subject,
         subject_type,
         obj[0] == "L",
         obj[1:],
+        object_type,
         polarity,
         ast.literal_eval(scoped) if scoped else (),
     )
@@ -96,9 +107,9 @@ def decode_key(text: str) -> MatchKey:
 def fact_key(fact: Fact) -> str:
     """A Fact's encoded key."""
     if fact.object_entity is not None:
-        literal, obj = False, fact.object_entity.key
+        literal, obj, kind = False, fact.object_entity.key, fact.object_entity.type
     else:
-        literal, obj = True, normalise_value(fact.object_value)
+        literal, obj, kind = True, normalise_value(fact.object_value), ""
     return encode_key(
         MatchKey(
             fact.predicate,
@@ -106,6 +117,7 @@ def fact_key(fact: Fact) -> str:
             fact.subject.type,
             literal,
             obj,
+            kind,
             fact.polarity.value,
             fact.scoped,
         )

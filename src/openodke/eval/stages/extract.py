@@ -7,11 +7,12 @@ false positive and a false negative. Matching lives in :mod:`openodke.eval.engin
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns
+from openodke.eval.engine.identity import Aligner, Identity
 from openodke.eval.engine.matching import (
     DUPLICATE,
     HIT,
@@ -56,13 +57,15 @@ def _scores(c: dict[str, int]) -> dict[str, float | None]:
 class ExtractionScore:
     """A matching and what follows from it: per-document counts and the StageReport.
 
-    ``gold`` and ``predicted`` are the columns it was matched from (what the diagnosis reads).
+    ``gold`` and ``predicted`` are the columns it was matched from (what the diagnosis reads),
+    their keys compared as ``aligner`` compares them (:mod:`~openodke.eval.engine.identity`).
     """
 
     matching: Matching
     n_predicted: int
     gold: FactColumns | None = None
     predicted: FactColumns | None = None
+    aligner: Aligner | None = None
 
     def document_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tp, fp, fn per document of ``matching.documents`` (uncited errors excluded)."""
@@ -182,17 +185,32 @@ def score_keys(
     gold: FactColumns,
     predicted: FactColumns,
     documents: Iterable[str] | None = None,
+    identity: Identity | None = None,
 ) -> ExtractionScore:
-    """Match gold and predicted columns: the one entry point of every extraction score."""
+    """Match gold and predicted columns: the one entry point of every extraction score.
+
+    ``identity`` says how ends compare (default: names as users mean them, untyped ends match
+    any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
+    """
+    aligner = Aligner(gold, identity or Identity())
+    gold = replace(gold, keys=aligner.gold_keys)
+    predicted = replace(
+        predicted, keys=aligner.keys(predicted.keys, predicted.docs, predicted.types)
+    )
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, documents)
-    return ExtractionScore(matching, len(predicted), gold, predicted)
+    return ExtractionScore(matching, len(predicted), gold, predicted, aligner)
 
 
 def score_facts(
-    gold: Sequence[GoldFact], predicted: Sequence[Fact], documents: Iterable[str] | None = None
+    gold: Sequence[GoldFact],
+    predicted: Sequence[Fact],
+    documents: Iterable[str] | None = None,
+    identity: Identity | None = None,
 ) -> ExtractionScore:
     """Match GoldFacts with predicted Facts (their columns, as the CLI builds from files)."""
-    return score_keys(FactColumns.of_gold(gold), FactColumns.of_facts(predicted), documents)
+    return score_keys(
+        FactColumns.of_gold(gold), FactColumns.of_facts(predicted), documents, identity
+    )
 
 
 def evaluate_extraction(
@@ -200,14 +218,17 @@ def evaluate_extraction(
     predicted: Sequence[Fact],
     *,
     documents: Iterable[str] | None = None,
+    identity: Identity | None = None,
 ) -> StageReport:
     """Score predicted facts against gold, per document.
 
     ``documents`` names the labelled documents when some have no gold fact (default: the gold's
     documents). A prediction scores in the first labelled document it cites; one citing none is
     matched last against gold left over anywhere; one citing only unlabelled documents is noted.
+    ``identity`` says how entities compare (``Identity(match="names")``, a ``type_map``, an
+    ontology's type names).
     """
-    return score_facts(gold, predicted, documents).report()
+    return score_facts(gold, predicted, documents, identity).report()
 
 
 def with_source(fact: Fact, doc_id: str) -> Fact:
