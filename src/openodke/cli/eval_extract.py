@@ -20,14 +20,18 @@ from openodke.cli.options import (
     Describe,
     Documents,
     Labels,
+    Match,
     Ontology,
     Predictions,
     Report,
     Run,
+    TypeMap,
+    identity_options,
     one_source,
 )
 from openodke.errors import InputError
 from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
+from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import describe
@@ -35,6 +39,7 @@ from openodke.eval.stages.labels import describe
 if TYPE_CHECKING:
     from openodke.eval.pipeline.findings import Findings
     from openodke.eval.stages.stage_report import StageReport
+    from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
 
 __all__ = ["document_items", "register", "score_extract_files"]
@@ -60,10 +65,14 @@ def facts_file(path: Path) -> Path:
 
 
 def score_extract_files(
-    labels: Path, predictions: Path, documents: list[Document] | None = None
+    labels: Path,
+    predictions: Path,
+    documents: list[Document] | None = None,
+    identity: Identity | None = None,
 ) -> ExtractionScore:
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
-    documents, what their texts say of each gold fact is worked out as it is read)."""
+    documents, what their texts say of each gold fact is worked out as it is read); ``identity``
+    says how entities compare."""
     texts = None
     if documents:
         from openodke.eval.diagnosis.texts import TextAnswers
@@ -72,7 +81,7 @@ def score_extract_files(
     with paused_gc():
         gold, said = load_both(labels, facts_file(predictions), texts=texts, meanwhile=_imports)
         ids = [d.id for d in documents] if documents is not None else None
-        return score_keys(gold, said, ids)
+        return score_keys(gold, said, ids, identity)
 
 
 def _imports() -> None:
@@ -104,6 +113,8 @@ def extract(
     as_json: AsJson = False,
     items: ExtractItems = None,
     report: Report = None,
+    type_map: TypeMap = None,
+    match: Match = "identity",
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
 
@@ -118,21 +129,24 @@ def extract(
     for name, path in (("ontology", ontology), ("config", config)):
         if path is not None and not path.exists():
             raise InputError(f"--{name}: no such file", path=str(path))
+    mapped, how = identity_options(type_map, match)
+    onto = _ontology(ontology)
+    identity = Identity(match=how, type_map=mapped, ontology=onto)  # type: ignore[arg-type]
     docs = None
     if documents is not None:
         from openodke.documents import load_documents
 
         docs = load_documents(documents)
     if run is not None:
-        score = _score_run(labels, run, docs, ontology)
+        score = _score_run(labels, run, docs, identity)
     else:
         assert predictions is not None
-        score = score_extract_files(labels, predictions, docs)
+        score = score_extract_files(labels, predictions, docs, identity)
     stage = score.report()
     too_small = _small_set(score)
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
-    findings = _findings(score, docs, ontology, config)
+    findings = _findings(score, docs, onto, config)
     if as_json:
         out = stage.model_dump(mode="json")
         out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
@@ -157,40 +171,40 @@ def extract(
 # are read, so reading does not wait for them to load.
 
 
+def _ontology(path: Path | None) -> OntologyModel | None:
+    from openodke.ontology import Ontology as OntologyModel
+
+    return OntologyModel.load(path) if path is not None else None  # type: ignore[no-any-return]
+
+
 def _score_run(
-    labels: Path, run: str, docs: list[Document] | None, ontology: Path | None
+    labels: Path, run: str, docs: list[Document] | None, identity: Identity
 ) -> ExtractionScore:
     """Run an extractor over the documents and score what it gives."""
     from openodke.eval.engine.columns import FactColumns
     from openodke.eval.pipeline import collect
     from openodke.eval.pipeline.callable import run_each
-    from openodke.ontology import Ontology as OntologyModel
     from openodke.protocols import load_stage
 
     if docs is None:
         raise InputError("--run needs --documents: the texts to run the extractor on")
     gold = load_gold(labels)
-    onto = OntologyModel.load(ontology) if ontology is not None else None
-    facts = collect(run_each(load_stage(run), docs), docs, ontology=onto).facts
-    return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs])
+    facts = collect(run_each(load_stage(run), docs), docs, ontology=identity.ontology).facts
+    return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs], identity)
 
 
 def _findings(
     score: ExtractionScore,
     docs: list[Document] | None,
-    ontology: Path | None,
+    ontology: OntologyModel | None,
     config: Path | None,
 ) -> Findings:
     """Where the row loses facts and what should change: ``--config`` as the trace,
     ``--documents`` as the texts."""
     from openodke.eval.diagnosis.view import view_of
     from openodke.eval.pipeline.findings import DiagnosisInputs, diagnose_pipeline
-    from openodke.ontology import Ontology as OntologyModel
 
-    inputs = DiagnosisInputs(
-        documents=docs or [],
-        ontology=OntologyModel.load(ontology) if ontology is not None else None,
-    )
+    inputs = DiagnosisInputs(documents=docs or [], ontology=ontology)
     return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 

@@ -17,7 +17,17 @@ import typer
 
 from openodke.cli import pipeline_extras as extra
 from openodke.cli.eval_extract import document_items
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, Describe, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    Describe,
+    Match,
+    MaxWorkers,
+    NoCache,
+    TypeMap,
+    identity_options,
+)
 from openodke.errors import InputError
 from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
 from openodke.eval.engine.fastload import without_gc
@@ -84,6 +94,8 @@ def pipeline(
     ] = None,
     bench: Annotated[Path | None, Opt("--bench", help="A set from odke bench prepare.")] = None,
     ontology: Annotated[Path | None, Opt("--ontology", help="Ontology JSON or YAML.")] = None,
+    type_map: TypeMap = None,
+    match: Match = "identity",
     adapter: Annotated[
         str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
     ] = "triples",
@@ -125,6 +137,7 @@ def pipeline(
         return
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
     extras = extra.make_extras(
@@ -152,6 +165,7 @@ def pipeline(
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
         columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
+        inputs.type_map, inputs.match = how
         if columns:
             assert predictions is not None
             check_last_line(predictions)
@@ -172,6 +186,7 @@ def pipeline(
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
+    inputs.type_map, inputs.match = how
     train = None
     if train_facts is not None:
         if inputs.bench is None or inputs.bench.dataset != "redocred":  # type: ignore[attr-defined]

@@ -48,6 +48,20 @@ Documents = Annotated[
     Path | None, typer.Option("--documents", help="A folder of texts, or Document JSONL.")
 ]
 Config = Annotated[Path | None, typer.Option("--config", help="A run config (odke.yaml).")]
+TypeMap = Annotated[
+    Path | None,
+    typer.Option(
+        "--type-map",
+        help='A JSON object, your type -> the gold\'s: {"Organization": "Company"}.',
+    ),
+]
+Match = Annotated[
+    str,
+    typer.Option(
+        "--match",
+        help="identity: entities by name and type; names: (subject name, predicate, object) only.",
+    ),
+]
 Describe = Annotated[
     bool, typer.Option("--describe", help="Print what to label and what to predict, then exit.")
 ]
@@ -102,3 +116,12 @@ def one_source(predictions: Path | None, run: str | None, *, required: str | Non
         raise InputError("give --predictions or --run, not both")
     if required is not None and predictions is None and run is None:
         raise InputError(f"give --predictions ({required})")
+
+
+def identity_options(type_map: Path | None, match: str) -> tuple[dict[str, str], str]:
+    """``--type-map`` read and ``--match`` checked: what ``Identity`` is made of."""
+    from openodke.eval.engine.identity import MATCH_MODES, read_type_map
+
+    if match not in MATCH_MODES:
+        raise InputError(f"--match: {match!r} is not one of {', '.join(MATCH_MODES)}")
+    return (read_type_map(type_map) if type_map is not None else {}), match

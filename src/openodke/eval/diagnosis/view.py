@@ -16,6 +16,7 @@ import numpy as np
 
 from openodke.eval.diagnosis.names import Ends, entity_names
 from openodke.eval.engine.columns import FactColumns
+from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.pause import paused_gc
 from openodke.eval.engine.rows import ModelRows
 from openodke.eval.stages.extract import ExtractionScore, score_keys
@@ -70,10 +71,12 @@ def gold_view(
     *,
     documents: Iterable[str] | None = None,
     score: ExtractionScore | None = None,
+    identity: Identity | None = None,
 ) -> DiagnosisView:
     """Match ``predicted`` against ``gold`` as ``evaluate_extraction`` does, and keep both sides.
 
-    ``documents`` names labelled documents that have no gold fact (as for evaluate_extraction).
+    ``documents`` names labelled documents that have no gold fact, ``identity`` how entities
+    compare (as for evaluate_extraction).
     ``score`` is the row's own ``score_facts(gold, predicted, documents)``, when the caller has
     it: the matching is then reused, not redone. ValueError when it was made from other facts.
     """
@@ -83,10 +86,10 @@ def gold_view(
         gold_columns = FactColumns.of_gold(gold)
         pred_columns = FactColumns.of_facts(predicted)
         if score is None:
-            score = score_keys(gold_columns, pred_columns, documents)
+            score = score_keys(gold_columns, pred_columns, documents, identity)
         else:
             _check_score(score, gold_columns, pred_columns)
-        return DiagnosisView(gold_columns, pred_columns, score)
+        return view_of(score)
 
 
 def _holds(score: ExtractionScore, gold: Sequence[GoldFact], predicted: Sequence[Fact]) -> bool:
@@ -106,13 +109,16 @@ def _holds(score: ExtractionScore, gold: Sequence[GoldFact], predicted: Sequence
 
 
 def _check_score(score: ExtractionScore, gold: FactColumns, predicted: FactColumns) -> None:
-    m = score.matching
-    ng = len(m.gold_status)
-    same = (
-        ng == len(gold)
-        and len(m.pred_status) == len(predicted)
-        and np.array_equal(m.rows.key[:ng], gold.keys.key)
-        and np.array_equal(m.rows.key[ng:], predicted.keys.key)
+    if score.gold is None or score.predicted is None:
+        raise ValueError("this score holds no columns: score it with score_keys or score_facts")
+    # Every part of identity but the types, which aligning the two sides may have changed.
+    same = all(
+        len(mine) == len(theirs)
+        and all(
+            np.array_equal(getattr(mine.keys, part), getattr(theirs.keys, part))
+            for part in ("subject_rest", "object_rest", "subject_name", "object_name")
+        )
+        for mine, theirs in ((gold, score.gold), (predicted, score.predicted))
     )
     if not same:
         raise ValueError("score was not made from these gold facts and predictions, in order")

@@ -2,7 +2,7 @@
  *
  * For each fact (a decoded struct or a pydantic Fact: the same attributes) it hashes the parts
  * KeyTable.of_parts hashes:
- *   subject rest (predicate, polarity, scoped), object rest (predicate, literal, polarity)
+ *   subject rest (polarity, scoped), object rest (polarity,), the predicate
  *   each end's identity name (openodke.eval.engine.identity: the key case-folded and
  *   whitespace-collapsed, its leading "Type:" dropped when it is the end's own type), its bare
  *   name (any leading "X:" dropped) and its type
@@ -232,13 +232,12 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, P
         obj = PyObject_GetAttr(entity, s_key);
     }
     if (obj == NULL) goto done;
-    PyObject *flag = is_literal ? Py_True : Py_False;
-    PyObject *subject_items[] = {pred, pol, scoped};
-    PyObject *object_items[] = {pred, flag, pol};
+    PyObject *subject_items[] = {pol, scoped};
+    PyObject *object_items[] = {pol};
     Py_hash_t h;
-    if ((h = tuple_hash(subject_items, 3)) == -1 && PyErr_Occurred()) goto done;
+    if ((h = tuple_hash(subject_items, 2)) == -1 && PyErr_Occurred()) goto done;
     wide[SUBJECT * n] = h;
-    if ((h = tuple_hash(object_items, 3)) == -1 && PyErr_Occurred()) goto done;
+    if ((h = tuple_hash(object_items, 1)) == -1 && PyErr_Occurred()) goto done;
     wide[OBJECT * n] = h;
     if ((h = PyObject_Hash(pred)) == -1 && PyErr_Occurred()) goto done;
     wide[PREDICATE * n] = h;

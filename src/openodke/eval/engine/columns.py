@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 
 from openodke.eval.engine.fold import fold
-from openodke.eval.engine.key_table import DocColumn, KeyTable, effective_types
+from openodke.eval.engine.key_table import (
+    DocColumn,
+    KeyTable,
+    effective_types,
+    predicate_forms,
+)
 from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
 from openodke.eval.engine.rows import ModelRows, RowSource
 from openodke.eval.engine.structs import scoped
@@ -98,7 +103,7 @@ class FactColumns:
         narrow = np.empty((len(NARROW), n), np.int8)
         fact_columns(facts, normalise_value, scoped, fold, wide, narrow, predicates, types)
         by = dict(zip(WIDE, wide, strict=True))
-        literal = narrow[0].view(bool)
+        predicate, named = predicate_forms(by["predicate"], predicates)
         keys = KeyTable(
             by["subject_rest"],
             by["object_rest"],
@@ -106,9 +111,9 @@ class FactColumns:
             by["object_node"],
             effective_types(by["subject_type"]),
             effective_types(by["object_type"]),
-            literal,
-            by["predicate"],
-            predicates,
+            narrow[0].view(bool),
+            predicate,
+            named,
         )
         arrays: dict[str, Any] = {name: by[name] for name in _ARRAYS[:8]}
         arrays["polarity"] = narrow[1]

@@ -8,6 +8,8 @@ Names already compare as users mean them (:mod:`~openodke.eval.engine.fold`). Ty
 - an entity whose source gave no type (``Thing``) takes the type of the gold entity of the same
   name in its document (else anywhere, when that name has one type in the whole gold), and a
   prediction's end named like an untyped gold entity drops its type: untyped matches any type;
+- an untyped entity object named like a gold literal object of its document is that literal
+  (without types, ``"1998"`` may be the year);
 - two different declared types never match;
 - ``match="names"`` compares no types at all: (subject name, predicate, object), as
   Text2KGBench's scorer does.
@@ -16,14 +18,15 @@ Names already compare as users mean them (:mod:`~openodke.eval.engine.fold`). Ty
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from openodke.errors import InputError
-from openodke.eval.engine.joins import mix
+from openodke.eval.engine.joins import member, mix
+from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.key_table import UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.safeio import read_json
 
@@ -80,6 +83,14 @@ class Aligner:
         self.identity = identity
         self._types = dict(gold.types)
         g = gold.keys
+        docs = gold.docs.hashes
+        self._literals = np.unique(mix(docs[g.literal], g.object_name[g.literal]))
+        self._entities = np.unique(
+            mix(
+                np.concatenate([docs, docs[~g.literal]]),
+                np.concatenate([g.subject_name, g.object_name[~g.literal]]),
+            )
+        )
         if identity.match == "names":
             self.gold_keys = _untyped(g)
             return
@@ -103,7 +114,7 @@ class Aligner:
         """``table`` (prediction rows citing ``docs``; ``types`` names its type hashes) with the
         effective types matching compares."""
         if self.identity.match == "names":
-            return _untyped(table)
+            return self._as_literals(_untyped(table), docs.hashes)
         self._types.update(types)
         s_type = self._mapped(table.subject_type)
         o_type = self._mapped(table.object_type)
@@ -111,7 +122,26 @@ class Aligner:
         o_type = table.object_type if o_type is None else o_type
         s_type = self._resolved(table.subject_name, s_type, docs.hashes, np.ones(len(table), bool))
         o_type = self._resolved(table.object_name, o_type, docs.hashes, ~table.literal)
-        return table.with_types(s_type, o_type)
+        aligned = table.with_types(s_type, o_type)
+        return self._as_literals(aligned, docs.hashes)
+
+    def _as_literals(self, table: KeyTable, docs: np.ndarray) -> KeyTable:
+        """An untyped entity object named as a gold literal object of its document, and as no
+        gold entity there, is that literal: without types, ``"1998"`` may be the year."""
+        untyped = ~table.literal & (table.object_type == UNTYPED)
+        if not untyped.any() or not len(self._literals):
+            return table
+        salted = table.object_name ^ LITERAL_NODE
+        rows = np.flatnonzero(untyped)
+        rows = rows[member(mix(docs[rows], salted[rows]), self._literals, ready=True)]
+        entity = member(mix(docs[rows], table.object_name[rows]), self._entities, ready=True)
+        rows = rows[~entity]  # named like a gold entity too: it stays an entity
+        if not len(rows):
+            return table
+        literal, name = table.literal.copy(), table.object_name.copy()
+        literal[rows] = True
+        name[rows] = salted[rows]
+        return replace(table, literal=literal, object_name=name)
 
     def _mapped(self, kinds: np.ndarray) -> np.ndarray | None:
         """The type column renamed through the map and the ontology (None: nothing renamed)."""

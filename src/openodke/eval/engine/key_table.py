@@ -12,7 +12,7 @@ the later passes pair by (same subject; same object) and the key are mixed from 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from openodke.eval.engine.fold import node_of
 from openodke.eval.engine.keyhash import LITERAL_NODE
+from openodke.ontology.model import lookup_form
 
 __all__ = [
     "SEP",
@@ -65,29 +66,45 @@ def effective_types(raw: np.ndarray) -> np.ndarray:
 _MIX = np.int64(-7046029254386353131)
 _NAME = np.uint64(0xBF58476D1CE4E5B9)
 _TYPE = np.uint64(0x94D049BB133111EB)
+_LITERAL = np.int64(0x2545F4914F6CDD1D)
 
 
-def _group(rest: np.ndarray, name: np.ndarray, type_: np.ndarray) -> np.ndarray:
-    """One hash per row of an end's group: its rest, its name and its type, mixed (a
-    splitmix64 finish, so structured inputs spread)."""
-    x = rest.view(np.uint64) * _NAME + name.view(np.uint64)
-    x = x * _TYPE + type_.view(np.uint64)
+def _group(
+    rest: np.ndarray, predicate: np.ndarray, name: np.ndarray, type_: np.ndarray
+) -> np.ndarray:
+    """One hash per row of an end's group: its rest, the predicate, its name and its type, mixed
+    (a splitmix64 finish, so structured inputs spread)."""
+    x = rest.view(np.uint64) * _NAME + predicate.view(np.uint64)
+    x = x * _TYPE + name.view(np.uint64)
+    x = x * _NAME + type_.view(np.uint64)
     x ^= x >> np.uint64(31)
-    x *= _NAME
+    x *= _TYPE
     x ^= x >> np.uint64(29)
     return x.view(np.int64)
 
 
+def predicate_forms(raw: np.ndarray, names: Mapping[int, str]) -> tuple[np.ndarray, dict[int, str]]:
+    """Predicates as matching compares them: each raw hash (``names`` names it) becomes the hash
+    of its lookup form (case-folded, ``_`` as a space, whitespace collapsed); with the names of
+    the new hashes (the first name seen of each form)."""
+    distinct = np.unique(raw)  # few: mapping the distinct values beats hashing every row
+    forms = np.array([hash(lookup_form(names[h])) for h in distinct.tolist()], np.int64)
+    named: dict[int, str] = {}
+    for h, form in zip(distinct.tolist(), forms.tolist(), strict=True):
+        named.setdefault(form, names[h])
+    return forms[np.searchsorted(distinct, raw)], named
+
+
 @dataclass
 class KeyTable:
-    """Per row, what identity is made of: the subject's rest (predicate, polarity, identity
-    qualifiers) and the object's (predicate, literal or entity, polarity), each end's identity
-    name (:mod:`~openodke.eval.engine.fold`; a literal's normalised value) and effective type
-    (:data:`UNTYPED` for none, or when types are not compared), whether the object is a literal,
-    and the predicate's hash (``predicates`` names each). The subject and object groups (what the
-    later passes pair by) and the key are worked out from them when read, so aligning types
-    (:mod:`~openodke.eval.engine.identity`) is a new table with other type columns. ``strings``
-    holds the encoded keys when they were built (the Fact-based path)."""
+    """Per row, what identity is made of: the subject's rest (polarity, identity qualifiers),
+    the object's (polarity), the predicate (its lookup form's hash; ``predicates`` names each),
+    each end's identity name (:mod:`~openodke.eval.engine.fold`; a literal's normalised value,
+    salted) and effective type (:data:`UNTYPED` for none, or when types are not compared), and
+    whether the object is a literal. The subject and object groups (what the later passes pair
+    by) and the key are worked out from them when read, so aligning two sides
+    (:mod:`~openodke.eval.engine.identity`) is a new table with other columns. ``strings`` holds
+    the encoded keys when they were built (the Fact-based path)."""
 
     subject_rest: np.ndarray
     object_rest: np.ndarray
@@ -105,13 +122,14 @@ class KeyTable:
 
     @cached_property
     def subject(self) -> np.ndarray:
-        """The subject group: rest, subject name and type."""
-        return _group(self.subject_rest, self.subject_name, self.subject_type)
+        """The subject group: rest, predicate, subject name and type."""
+        return _group(self.subject_rest, self.predicate, self.subject_name, self.subject_type)
 
     @cached_property
     def object(self) -> np.ndarray:
-        """The object group: rest, object name and type."""
-        return _group(self.object_rest, self.object_name, self.object_type)
+        """The object group: rest and literal flag, predicate, object name and type."""
+        rest = self.object_rest ^ np.where(self.literal, _LITERAL, 0)
+        return _group(rest, self.predicate, self.object_name, self.object_type)
 
     @cached_property
     def key(self) -> np.ndarray:
@@ -133,7 +151,7 @@ class KeyTable:
         """
         p, s, t, o, ot, literal, pol, scoped = parts
         n = len(p)
-        predicate = hashes_of(p)
+        predicate, named = predicate_forms(hashes_of(p), dict(zip(hashes_of(p).tolist(), p)))
         subject_name = np.fromiter(
             (node_of(k, kind) for k, kind in zip(s, t, strict=True)), np.int64, n
         )
@@ -145,16 +163,17 @@ class KeyTable:
             np.int64,
             n,
         )
+        flags = np.array(literal, dtype=bool)
         return cls(
-            hashes_of(zip(p, pol, scoped, strict=True), n),
-            hashes_of(zip(p, literal, pol, strict=True), n),
+            hashes_of(zip(pol, scoped, strict=True), n),
+            hashes_of(((x,) for x in pol), n),
             subject_name,
             object_name,
             effective_types(hashes_of(t)),
-            np.where(np.array(literal, dtype=bool), 0, effective_types(hashes_of(ot))),
-            np.array(literal, dtype=bool),
+            np.where(flags, 0, effective_types(hashes_of(ot))),
+            flags,
             predicate,
-            _names(predicate, p),
+            named,
             strings,
         )
 
@@ -180,8 +199,9 @@ class KeyTable:
         predicates = tables[0].predicates
         if any(t.predicates is not predicates for t in tables):
             predicates = {}
-            for t in tables:
-                predicates.update(t.predicates)
+            for t in tables:  # the first table's name of a form wins (gold's, in matching)
+                for h, name in t.predicates.items():
+                    predicates.setdefault(h, name)
         arrays = {name: np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS}
         return cls(**arrays, predicates=predicates, strings=strings)
 

@@ -75,8 +75,8 @@ def py_fact_columns(
     """Fill ``wide`` (11 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
     ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
 
-    Rests: subject (predicate, polarity, identity qualifiers) and object (predicate, literal,
-    polarity). An entity end's node is its identity name and its bare name the key without any
+    Rests: subject (polarity, identity qualifiers) and object (polarity,); the predicate and the
+    literal flag have their own rows. An entity end's node is its identity name and its bare name the key without any
     prefix (:func:`~openodke.eval.engine.fold.end_names`); a literal's node and bare name are its
     normalised value's hash, salted. An end's names hash is that of ``(key, type, label,
     aliases)`` (a literal's: ``str`` of the value, salted). ``fold_of`` is :func:`fold`, passed
@@ -93,8 +93,8 @@ def py_fact_columns(
         else:
             obj = entity.key
         row = wide[:, i]
-        row[0] = hash((predicate, polarity, scoped))
-        row[1] = hash((predicate, literal, polarity))
+        row[0] = hash((polarity, scoped))
+        row[1] = hash((polarity,))
         row[2] = hash(predicate)
         row[3], row[9] = end_names(subject.key, subject.type)
         row[5] = hash(subject.type)

@@ -18,6 +18,7 @@ import numpy as np
 from openodke import __version__
 from openodke.documents import load_documents
 from openodke.eval.diagnosis import gold_view
+from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.pipeline.fact_checks import FactChecks
 from openodke.eval.pipeline.findings import Findings, diagnose_pipeline
@@ -63,6 +64,13 @@ class PipelineInputs:
     bench: object | None = None  # an openodke.bench.BenchSet
     dataset: Dataset = field(default_factory=Dataset)
     notes: list[str] = field(default_factory=list)
+    type_map: dict[str, str] = field(default_factory=dict)
+    match: str = "identity"
+
+    @property
+    def identity(self) -> Identity:
+        """How entities compare: the ontology's type names, ``type_map``, ``match``."""
+        return Identity(match=self.match, type_map=self.type_map, ontology=self.ontology)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -261,7 +269,7 @@ def score_pipeline(
                 "name; they are scored as written"
             )
     doc_ids = [d.id for d in inputs.documents]
-    view = gold_view(inputs.gold, scored, documents=doc_ids)
+    view = gold_view(inputs.gold, scored, documents=doc_ids, identity=inputs.identity)
     score = view.score
     checks = FactChecks(inputs.ontology, inputs.documents)
     flags = checks.of_facts(scored)
@@ -347,7 +355,7 @@ def score_fact_file(
     texts = TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
     with paused_gc():
         gold, said = load_both(labels, predictions, checks=checks, texts=texts)
-        score = score_keys(gold, said, [d.id for d in inputs.documents])
+        score = score_keys(gold, said, [d.id for d in inputs.documents], inputs.identity)
     flags = said.flags if said.flags is not None else np.zeros(len(said), np.int8)
     rows = [_row(name, score, checks, flags, None)]
     inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold)})
