@@ -26,8 +26,8 @@ import numpy as np
 
 from openodke.errors import InputError
 from openodke.eval.engine.joins import member, mix
-from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.key_table import UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
+from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.safeio import read_json
 
 if TYPE_CHECKING:

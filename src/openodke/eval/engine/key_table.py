@@ -151,7 +151,8 @@ class KeyTable:
         """
         p, s, t, o, ot, literal, pol, scoped = parts
         n = len(p)
-        predicate, named = predicate_forms(hashes_of(p), dict(zip(hashes_of(p).tolist(), p)))
+        raw = hashes_of(p)
+        predicate, named = predicate_forms(raw, _names(raw, p))
         subject_name = np.fromiter(
             (node_of(k, kind) for k, kind in zip(s, t, strict=True)), np.int64, n
         )
