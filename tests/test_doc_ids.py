@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
+import re
+from pathlib import PurePosixPath
 
-from openodke.doc_ids import DocIds, join_ids, source_stem, with_joined
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from openodke.doc_ids import DocIds, join_ids, source_stem, under_names
 
 FOLDER = ["d0.txt", "d1.md", "sub/d3.md", "a/dup.txt", "b/dup.txt", "notes.v2.json", "r.csv#L2"]
 
@@ -82,14 +87,38 @@ def test_join_ids_takes_back_its_own_result():
     assert (again.names, again.joined) == (["d0", "d1", "d2"], first.joined)
 
 
-def test_with_joined_keys_texts_also_by_the_labels_names():
-    ids = join_ids(["d0", "d5"], ["d0.txt", "d1.txt"])
-    texts = {"d0.txt": "zero", "d1.txt": "one"}
-    assert with_joined(texts, ids) == {"d0.txt": "zero", "d1.txt": "one", "d0": "zero"}
-    assert texts == {"d0.txt": "zero", "d1.txt": "one"}  # not changed
+def test_under_names_keys_texts_also_by_the_labels_names():
+    texts = {"d0.txt": "zero", "d1.txt": "one", "a/dup.txt": "a", "b/dup.txt": "b"}
+    got = under_names(texts, ["d0", "d1.txt", "texts/d1.md", "dup", "d9"])
+    assert got == {**texts, "d0": "zero", "texts/d1.md": "one"}  # dup: two files have the stem
+    assert len(texts) == 4  # not changed
+
+
+def test_the_diagnosis_texts_join_gold_ids_by_the_same_rule():
+    from openodke.eval.diagnosis.texts import TextAnswers
+
+    texts = {"d0.txt": "zero", "a/dup.txt": "a", "b/dup.txt": "b"}
+    answers = TextAnswers(texts)
+    assert [answers.has(d) for d in ("d0.txt", "d0", "sub/d0.md", "dup", "d9")] == [
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert answers.texts == under_names(texts, ["d0", "sub/d0.md", "dup", "d9"])
+    assert answers.indexed("d0") == answers.indexed("d0.txt") and "d0" not in texts
 
 
 def test_source_stem_is_the_harness_rule():
     from openodke.interop.match import source_stem as harness_stem
 
     assert harness_stem is source_stem
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab./\\#L1~", max_size=14))
+def test_source_stem_is_the_stem_pathlib_gives(reference):
+    # The harness's rule as first written: record suffix off, then PurePosixPath's stem.
+    path = re.sub(r"(#L\d+)?(~\d+)?$", "", reference.replace("\\", "/"))
+    assert source_stem(reference) == (PurePosixPath(path).stem if path else "")

@@ -13,23 +13,34 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
-from pathlib import PurePosixPath
 from typing import TypeVar
 
-__all__ = ["DocIds", "StemIndex", "join_ids", "source_stem", "with_joined"]
+__all__ = ["DocIds", "StemIndex", "join_ids", "source_stem", "under_names"]
 
 _RECORD_SUFFIX = re.compile(r"(#L\d+)?(~\d+)?$")
 _T = TypeVar("_T")
 
 
 def source_stem(reference: str) -> str:
-    """A source path's stem: folder, ``#L<line>``/``~n`` and suffix dropped (``a/b.txt`` -> ``b``)."""
-    path = _RECORD_SUFFIX.sub("", reference.replace("\\", "/"))
-    return PurePosixPath(path).stem if path else ""
+    """A source path's stem: folder, ``#L<line>``/``~n`` and suffix dropped (``a/b.txt`` -> ``b``).
+
+    The name is the last part that is not empty or ``.``, as ``PurePosixPath(path).name``; its
+    stem drops what follows its last dot, unless the dot leads or ends it (``.env``, ``a.``).
+    """
+    path = reference.replace("\\", "/") if "\\" in reference else reference
+    if "#" in path or "~" in path:
+        path = _RECORD_SUFFIX.sub("", path)
+    name = path.rpartition("/")[2]
+    if not name or name == ".":
+        name = next((part for part in reversed(path.split("/")) if part not in ("", ".")), "")
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name
 
 
 def _record(reference: str) -> str:
     """The record part of an id (``#L2``, ``~2``, ``#L2~2``), or ``""``."""
+    if "#" not in reference and "~" not in reference:
+        return ""
     found = _RECORD_SUFFIX.search(reference)
     return found.group(0) if found else ""
 
@@ -38,20 +49,31 @@ class StemIndex:
     """Documents (numbered by the caller) by the file stems of the paths that name them."""
 
     def __init__(self) -> None:
-        self._by_stem: dict[str, dict[int, set[str]]] = {}
+        self._by_stem: dict[str, list[int]] = {}
+        self._records: dict[int, set[str]] = {}  # the records a document's paths name
 
     def add(self, path: str, document: int) -> None:
         """``path`` (an id or a uri) names document number ``document``."""
         stem = source_stem(path)
-        if stem:
-            self._by_stem.setdefault(stem, {}).setdefault(document, set()).add(_record(path))
+        if not stem:
+            return
+        group = self._by_stem.setdefault(stem, [])
+        if document not in group:
+            group.append(document)
+        record = _record(path)
+        if record:
+            self._records.setdefault(document, set()).add(record)
 
     def candidates(self, reference: str) -> list[int]:
         """The documents ``reference`` may name by stem, in the order they were added: those whose
         stem is ``reference`` itself, else its stem; one naming a record keeps that record's."""
-        group = self._by_stem.get(reference) or self._by_stem.get(source_stem(reference), {})
+        group = self._by_stem.get(reference) or self._by_stem.get(source_stem(reference))
+        if not group:
+            return []
         record = _record(reference)
-        return [d for d, records in group.items() if not record or record in records]
+        if record:
+            return [d for d in group if record in self._records.get(d, ())]
+        return list(group)
 
     def resolve(self, reference: str) -> int | None:
         """The one document ``reference``'s stem names; None when none or several do."""
@@ -135,11 +157,15 @@ def join_ids(gold: Sequence[str], others: Iterable[str] | DocIds) -> DocIds:
     return DocIds([*gold_ids, *(d for d in extra if d not in aliases)], aliases)
 
 
-def with_joined(by_id: Mapping[str, _T], ids: DocIds) -> dict[str, _T]:
-    """``by_id`` (keyed by document id), also keyed by each labelled name joined by stem to one
-    of its ids: what a document's text or record is under the name the labels give it."""
+def under_names(by_id: Mapping[str, _T], names: Iterable[str]) -> dict[str, _T]:
+    """``by_id`` (keyed by document id), also keyed by each of ``names`` that is none of its ids
+    but names one by unique file stem: a document's text under the name the labels give it."""
     out = dict(by_id)
-    for name, alias in ids.joined:
-        if name not in out and alias in by_id:
-            out[name] = by_id[alias]
+    missing = [name for name in names if name not in out]
+    if missing and out:
+        ids = DocIds(by_id)
+        for name in missing:
+            found = ids.by_stem(name)
+            if found is not None:
+                out[name] = by_id[ids.names[found]]
     return out
