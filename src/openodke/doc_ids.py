@@ -48,9 +48,26 @@ def _record(reference: str) -> str:
 class StemIndex:
     """Documents (numbered by the caller) by the file stems of the paths that name them."""
 
-    def __init__(self) -> None:
+    def __init__(self, paths: Iterable[tuple[str, int]] = ()) -> None:
         self._by_stem: dict[str, list[int]] = {}
         self._records: dict[int, set[str]] = {}  # the records a document's paths name
+        by_stem, stem_of = self._by_stem, source_stem
+        for path, document in paths:  # add(), inline: indexes are built of 10^5 ids at once
+            stem = stem_of(path)
+            if not stem:
+                continue
+            group = by_stem.get(stem)
+            if group is None:
+                by_stem[stem] = [document]
+            elif document not in group:
+                group.append(document)
+            if "#" in path or "~" in path:
+                self._add_record(path, document)
+
+    def _add_record(self, path: str, document: int) -> None:
+        record = _record(path)
+        if record:
+            self._records.setdefault(document, set()).add(record)
 
     def add(self, path: str, document: int) -> None:
         """``path`` (an id or a uri) names document number ``document``."""
@@ -60,9 +77,7 @@ class StemIndex:
         group = self._by_stem.setdefault(stem, [])
         if document not in group:
             group.append(document)
-        record = _record(path)
-        if record:
-            self._records.setdefault(document, set()).add(record)
+        self._add_record(path, document)
 
     def candidates(self, reference: str) -> list[int]:
         """The documents ``reference`` may name by stem, in the order they were added: those whose
@@ -77,8 +92,12 @@ class StemIndex:
 
     def resolve(self, reference: str) -> int | None:
         """The one document ``reference``'s stem names; None when none or several do."""
-        found = self.candidates(reference)
-        return found[0] if len(found) == 1 else None
+        group = self._by_stem.get(reference) or self._by_stem.get(source_stem(reference))
+        if not group:
+            return None
+        if "#" in reference or "~" in reference:
+            group = self.candidates(reference)
+        return group[0] if len(group) == 1 else None
 
 
 class DocIds:
@@ -103,10 +122,7 @@ class DocIds:
 
     @cached_property
     def _stems(self) -> StemIndex:
-        stems = StemIndex()
-        for doc_id, d in self._index.items():
-            stems.add(doc_id, d)
-        return stems
+        return StemIndex(self._index.items())
 
     def exact(self, doc_id: str) -> int | None:
         """The document named ``doc_id`` or joined to it; None when none is."""
