@@ -47,6 +47,21 @@ def _predictions(cite: str) -> list[dict]:
     return rows
 
 
+def _as_triples(rows: list[dict]) -> list[dict]:
+    """The predictions as a harness's triples rows, naming documents as the labels do."""
+    out = []
+    for r in rows:
+        s, o = r["subject"], r.get("object_entity")
+        row = {"doc": r["evidence"][0]["doc_id"], "subject": s["key"].split(":")[1],
+               "subject_type": s["type"], "predicate": r["predicate"]}  # fmt: skip
+        if o is not None:
+            row.update(object=o["key"].split(":")[1], object_type=o["type"])
+        else:
+            row["object"] = r["object_value"]
+        out.append(row)
+    return out
+
+
 def _write(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -64,6 +79,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
                [r for i in range(N_LABELLED) for r in _gold_rows(doc.format(i), i)])  # fmt: skip
         _write(root / f"facts-{name}.jsonl", _predictions(doc))
     _write(root / "facts-elsewhere.jsonl", _predictions("doc-{}"))
+    _write(root / "facts-triples.jsonl", _as_triples(_predictions("d{}")))
     return root
 
 
@@ -81,7 +97,7 @@ def _stem_notes(notes: list[str]) -> list[str]:
     return [n for n in notes if "by file stem" in n]
 
 
-@pytest.mark.parametrize("facts", ["bare", "named"])
+@pytest.mark.parametrize("facts", ["bare", "named", "triples"])
 def test_labels_named_d0_join_a_folder_holding_d0_txt(corpus: Path, facts: str) -> None:
     same, _ = _pipeline(corpus, "named", "named")  # ids that match as written
     report, stderr = _pipeline(corpus, "bare", facts)
