@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
 
-__all__ = ["document_items", "register", "score_extract_files"]
+__all__ = ["document_items", "register", "score_extract_files", "warn_unlabelled"]
 
 ExtractItems = Annotated[
     Path | None,
@@ -143,6 +143,7 @@ def extract(
         assert predictions is not None
         score = score_extract_files(labels, predictions, docs, identity)
     stage = score.report()
+    warn_unlabelled(score)
     too_small = _small_set(score)
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
@@ -217,10 +218,17 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
         stage,
         rows=[row],
         bootstrap=Bootstrap(units=len(score.matching.documents)),
-        notes=[note for note in (_small_set(score),) if note is not None],
+        notes=[n for n in (score.unlabelled_warning(), _small_set(score)) if n is not None],
     )
     made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
     return report_json(made)
+
+
+def warn_unlabelled(score: ExtractionScore) -> None:
+    """On stderr, before any table: most predictions cite documents the labels do not name."""
+    warning = score.unlabelled_warning()
+    if warning is not None:
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def _small_set(score: ExtractionScore) -> str | None:

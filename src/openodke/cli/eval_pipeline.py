@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from openodke.cli import pipeline_extras as extra
-from openodke.cli.eval_extract import document_items
+from openodke.cli.eval_extract import document_items, warn_unlabelled
 from openodke.cli.options import (
     BudgetCalls,
     BudgetUsd,
@@ -277,6 +277,7 @@ def _emit(
     extended: Extended | None = None,
 ) -> None:
     result = with_small_set_note(result)
+    warn_unlabelled(result.score)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:

@@ -6,7 +6,9 @@ A row's ``doc`` may be, in this order of precedence:
 2. the name its text had in the folder a ``--cmd`` pipeline read (``names``: doc id -> file
    name, e.g. ``halden.txt``), with or without ``.txt``;
 3. the stem of the document's source file (its id or uri without folder and suffix: ``texts/
-   halden.txt`` -> ``halden``), when exactly one document has that stem.
+   halden.txt`` -> ``halden``), when exactly one document has that stem; a ``doc`` naming a
+   record (``register.csv#L2``) keeps to that record (:mod:`openodke.doc_ids`, the rule labels,
+   predictions and ``--documents`` join by too).
 
 A row naming no document, or a stem several documents share, is dropped and counted in a note.
 A file name given to two documents goes to the first, with a warning note.
@@ -14,12 +16,11 @@ A file name given to two documents goes to the first, with a warning note.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Literal
 
+from openodke.doc_ids import StemIndex, source_stem
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
@@ -27,14 +28,7 @@ __all__ = ["DocumentIndex", "MatchResult", "match_documents", "match_rows", "sou
 
 How = Literal["id", "name", "stem", "ambiguous", "unmatched"]
 
-_RECORD_SUFFIX = re.compile(r"(#L\d+)?(~\d+)?$")
 _LISTED = 20  # how many unmatched or ambiguous references a note names
-
-
-def source_stem(reference: str) -> str:
-    """A source path's stem: folder, ``#L<line>``/``~n`` and suffix dropped (``a/b.txt`` -> ``b``)."""
-    path = _RECORD_SUFFIX.sub("", reference.replace("\\", "/"))
-    return PurePosixPath(path).stem if path else ""
 
 
 class DocumentIndex:
@@ -64,13 +58,13 @@ class DocumentIndex:
                     continue
                 self._by_name[form] = named
                 owner[form] = named.id
-        self._by_stem: dict[str, list[Document]] = {}
-        for doc in self.documents:
-            stems = {source_stem(doc.id)} | ({source_stem(doc.uri)} if doc.uri else set())
-            for stem in stems - {""}:
-                group = self._by_stem.setdefault(stem, [])
-                if doc not in group:
-                    group.append(doc)
+        self._stems = StemIndex()  # the rule labels and --documents join by (openodke.doc_ids)
+        first: dict[str, int] = {}
+        for number, doc in enumerate(self.documents):
+            number = first.setdefault(doc.id, number)
+            self._stems.add(doc.id, number)
+            if doc.uri:
+                self._stems.add(doc.uri, number)
         self._by_text: dict[str, Document] = {}
         for doc in self.documents:
             self._by_text.setdefault(doc.text, doc)
@@ -81,9 +75,9 @@ class DocumentIndex:
             return self._by_id[reference], "id"
         if reference in self._by_name:
             return self._by_name[reference], "name"
-        group = self._by_stem.get(reference) or self._by_stem.get(source_stem(reference), [])
+        group = self._stems.candidates(reference)
         if len(group) == 1:
-            return group[0], "stem"
+            return self.documents[group[0]], "stem"
         return None, "ambiguous" if group else "unmatched"
 
     def get(self, reference: str) -> Document | None:

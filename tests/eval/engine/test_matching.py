@@ -142,3 +142,71 @@ def test_positions_agree_with_a_dict(table, queries, low):
     index = {h: i for i, h in enumerate(table)}
     got = _positions(np.array(table, dtype=np.int64), np.array(queries, dtype=np.int64))
     assert got.tolist() == [index.get(q, -2) for q in queries]
+
+
+FORMS = ("{}", "{}.txt", "texts/{}.md")  # how labels, folders and tools name one document
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    gold=st.lists(st.tuples(st.sampled_from(["d1", "d2"]), rows), max_size=10),
+    pred=st.lists(
+        st.tuples(st.sampled_from([(), ("d1",), ("d2",), ("d3",), ("d3", "d2")]), rows),
+        max_size=10,
+    ),
+    labelled=st.lists(st.sampled_from(["d1", "d2", "d3"]), unique=True, max_size=3),
+    gold_form=st.fixed_dictionaries({d: st.sampled_from(FORMS) for d in ("d1", "d2")}),
+    labelled_form=st.fixed_dictionaries({d: st.sampled_from(FORMS) for d in ("d1", "d2", "d3")}),
+    cited_forms=st.lists(st.sampled_from(FORMS), min_size=20, max_size=20),
+)
+def test_renaming_a_document_between_its_id_forms_never_changes_the_score(
+    gold, pred, labelled, gold_form, labelled_form, cited_forms
+):
+    gold_docs = [d for d, _ in gold]
+    gold_keys = [key(*r) for _, r in gold]
+    pred_docs = [d for d, _ in pred]
+    pred_keys = [key(*r) for _, r in pred]
+    plain = match_keys(gold_docs, gold_keys, pred_docs, pred_keys, labelled)
+
+    forms = iter(cited_forms)
+    renamed = match_keys(
+        [gold_form[d].format(d) for d in gold_docs],
+        gold_keys,
+        [tuple(next(forms).format(d) for d in docs) for docs in pred_docs],
+        pred_keys,
+        [labelled_form[d].format(d) for d in labelled],
+    )
+    assert len(renamed.documents) == len(plain.documents)
+    for name in ("gold_status", "gold_doc", "pred_status", "pred_doc", "gold_partner"):
+        assert getattr(renamed, name).tolist() == getattr(plain, name).tolist(), name
+
+
+def test_a_labelled_document_named_by_its_file_is_the_gold_document_once():
+    gold_keys = [key("p", "a", "x", False), key("p", "b", "y", False)]
+    m = match_keys(
+        ["d0", "d1"],
+        gold_keys,
+        [("d0.txt",), ("d1",), ("sub/d1.md",), ("d7",)],
+        [gold_keys[0], gold_keys[1], key("q", "b", "z", False), key("p", "a", "x", False)],
+        ["d0.txt", "d1.txt", "d2.txt"],
+    )
+    assert m.documents == ["d0", "d1", "d2.txt"]  # 3 units, not 5
+    assert [STATUS_NAMES[s] for s in m.pred_status] == ["hit", "hit", "spurious", "unscored"]
+    assert m.pred_doc.tolist() == [0, 1, 1, -1]
+    # d0.txt and d1.txt joined from --documents; sub/d1.md cited, joined by stem; d0.txt cited
+    # is the joined name, so by id
+    assert m.joined == [("d0", "d0.txt"), ("d1", "d1.txt"), ("d1", "sub/d1.md")]
+
+
+def test_scored_documents_reads_ids_as_the_matching_did():
+    import numpy as np
+
+    from openodke.eval.engine.key_table import DocColumn
+    from openodke.eval.engine.matching import scored_documents
+
+    cited = [("d0.txt",), ("x/d1.md",), ("zz",), (), ("zz", "d1.txt"), ("d2",)]
+    k = key("p", "a", "x", False)
+    m = match_keys(["d0", "d1"], [k, k], cited, [k] * len(cited), ["d0.txt", "d1.txt", "d2.md"])
+    again = scored_documents(DocColumn.of_cited(cited), m.doc_ids)
+    assert again.tolist() == [0, 1, -2, -1, 1, 2]
+    assert np.array_equal(np.where(again == -2, -1, again), m.pred_doc)

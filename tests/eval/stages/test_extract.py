@@ -183,3 +183,49 @@ def test_int_and_numeric_string_match_exactly_the_spec_way():
     for value in (1815, "1815", " 1815 ", 1815.0, "1815.0"):
         said = [Fact(subject=ada, predicate="born", object_value=value, evidence=cite("d1"))]
         assert evaluate_extraction(golds, said).metrics["tp"] == 1, value
+
+
+def test_ids_joined_by_file_stem_score_as_matching_ids_and_say_so():
+    golds = [
+        gold("d1", subject=ada, predicate="born", object_value=1815),
+        gold("d2", subject=babbage, predicate="born", object_value=1791),
+    ]
+    said = [
+        Fact(subject=ada, predicate="born", object_value=1815, evidence=cite("d1.txt")),
+        Fact(subject=babbage, predicate="born", object_value=1792, evidence=cite("texts/d2.md")),
+    ]
+    report = evaluate_extraction(golds, said, documents=["d1.txt", "d2.txt", "d3.txt"])
+    # d1: a hit; d2: a wrong value (fp 1, fn 1); d3 has no gold: P 1/2, R 1/2
+    m = report.metrics
+    assert (m["tp"], m["fp"], m["fn"], m["wrong_value"]) == (1, 1, 1, 1)
+    assert report.notes == (
+        "3 document ids joined a labelled document by file stem, none having their id "
+        "(e.g. 'd1' ↔ 'd1.txt')",
+    )
+    plain = evaluate_extraction(
+        golds,
+        [
+            f.model_copy(update={"evidence": cite(d)})
+            for f, d in zip(said, ["d1", "d2"], strict=True)
+        ],
+        documents=["d1", "d2", "d3"],
+    )
+    assert plain.metrics == report.metrics and plain.breakdown == report.breakdown
+
+
+def test_most_predictions_citing_unlabelled_documents_is_the_first_note():
+    golds = [gold(f"doc-{i}", subject=ada, predicate="born", object_value=i) for i in range(3)]
+    said = [
+        Fact(subject=ada, predicate="born", object_value=i, evidence=cite(f"file{i}.txt"))
+        for i in range(3)
+    ] + [Fact(subject=ada, predicate="born", object_value=0, evidence=cite("doc-0"))]
+    report = evaluate_extraction(golds, said)
+    assert report.notes[0] == (
+        "3 of 4 predictions citing a document cite none the labels name, even by file stem "
+        "(they cite 'file0.txt', 'file1.txt'; the labels name 'doc-0', 'doc-1'): they are not "
+        "scored; name documents as the labels do"
+    )
+    assert not any("cite only unlabelled documents" in n for n in report.notes)
+    # half of them (or fewer): the plain note instead
+    half = evaluate_extraction(golds, said[2:])
+    assert half.notes == ("1 prediction(s) cite only unlabelled documents and were not scored",)

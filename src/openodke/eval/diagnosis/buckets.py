@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from openodke.doc_ids import under_names
 from openodke.eval.diagnosis.cross import CrossSentence
 from openodke.eval.diagnosis.explain import Explainer
 from openodke.eval.diagnosis.index import Live, lookup_form
@@ -145,7 +146,7 @@ def diagnose(
     """
     m = view.score.matching
     live = Live(view)
-    text_of = text_map(texts)
+    text_of = under_names(text_map(texts), m.documents)  # also under the labels' names
     cross = CrossSentence(view, evidence, text_of)
     fit, lengths = _saturation(view, live, text_of)
     refused = Refused(view, refused_facts(validator)) if validator is not None else None

@@ -44,7 +44,7 @@ class Refused:
         self.facts = refused
         self.columns = FactColumns.of_facts([f for f, _ in refused])
         self.ends = Ends(self.columns)
-        self.doc = scored_documents(self.columns.docs, view.documents)
+        self.doc = scored_documents(self.columns.docs, view.score.matching.doc_ids)
         self.key = self.columns.keys.key
 
     def __len__(self) -> int:

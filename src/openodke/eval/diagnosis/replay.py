@@ -71,7 +71,7 @@ def replay(
     m = view.score.matching
     ng = len(m.gold_status)
     pred_key = m.rows.key[ng:]
-    d = scored_documents(cited, m.documents)
+    d = scored_documents(cited, m.doc_ids)
     uncited = bool(np.any((m.pred_doc == -1) & (m.pred_status != UNSCORED))) or bool(
         np.any(d == -1)
     )
@@ -90,7 +90,7 @@ def replay(
             view.gold.keys,
             DocColumn.concat([view.predicted.docs, cited.take(kept)]),
             KeyTable.concat([view.predicted.keys, table.take(kept)]),
-            m.documents,
+            m.doc_ids,
         ).counts()
     else:
         unfound = (m.gold_status != HIT) & (m.gold_status != DUPLICATE)

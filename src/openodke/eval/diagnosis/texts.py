@@ -10,11 +10,12 @@ row by row, in order (:mod:`~openodke.eval.diagnosis.cross`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from openodke.doc_ids import DocIds
 from openodke.eval.diagnosis.sentences import MARK, TextIndex, bare_key, name_key
 
 __all__ = ["TextAnswers", "fast_name_keys", "sentences_naming"]
@@ -56,10 +57,33 @@ class TextAnswers:
     """The documents' texts, indexed when first needed, and the rule applied to rows."""
 
     def __init__(self, texts: dict[str, str]) -> None:
-        self.texts = texts
+        self.texts = dict(texts)
+        self._ids: DocIds | None = None  # the documents' ids, for a name none of them is
+        self._unjoined: set[str] = set()
         self._indexed: dict[str, str | None] = {}
         self._lower: dict[str, str | None] = {}
         self._keys: dict[int, tuple[str, ...]] = {}
+
+    def has(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` has a text: its own, else that of the one document its file stem
+        names (:func:`openodke.doc_ids.under_names`), kept under ``doc_id`` from then on."""
+        if doc_id in self.texts:
+            return True
+        if doc_id in self._unjoined or not self.texts:
+            return False
+        if self._ids is None:
+            self._ids = DocIds(self.texts)
+        found = self._ids.by_stem(doc_id)
+        if found is None:
+            self._unjoined.add(doc_id)
+            return False
+        self.texts[doc_id] = self.texts[self._ids.names[found]]
+        return True
+
+    def join(self, doc_ids: Iterable[str]) -> None:
+        """Key the texts also by each of ``doc_ids`` that names a document by file stem."""
+        for doc_id in doc_ids:
+            self.has(doc_id)
 
     def indexed(self, doc_id: str) -> str | None:
         """The document's indexed text (``TextIndex.text``); None when it has none."""
@@ -116,7 +140,7 @@ class TextAnswers:
         names hashes (the columns')."""
         out = np.full(len(facts), -1, dtype=np.int8)
         places: dict[tuple[str, int], set[int]] = {}
-        texts, naming = self.texts, self._naming
+        texts, naming, has = self.texts, self._naming, self.has
         rows = zip(
             facts,
             docs,
@@ -128,7 +152,7 @@ class TextAnswers:
         )
         lower = self._lower
         for i, (fact, doc, s, o, s_names, o_names) in enumerate(rows):
-            if doc not in texts:
+            if doc not in texts and not has(doc):
                 continue
             a = places.get((doc, s))
             if a is None:

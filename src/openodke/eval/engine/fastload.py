@@ -204,6 +204,7 @@ def load_both(
     finally:
         _CHECKS = _TEXTS = None
     if texts is not None and gold.answers is not None:
+        texts.join(gold.docs.names.values())  # as the workers did, each their own
         gold.answered_from = texts.texts
     return gold, said
 

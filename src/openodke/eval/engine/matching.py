@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
+from openodke.doc_ids import DocIds, join_ids
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
 from openodke.types import Fact, normalise_value
 
@@ -135,6 +136,8 @@ class Matching:
     ``rows`` holds every gold row's then every prediction's key hashes. ``gold_key`` and
     ``pred_key`` number the distinct keys, ``table`` holds one row per key and ``keys`` their
     encoded strings: all three are worked out when first read, as scoring needs none of them.
+    ``doc_ids`` names the documents and the other ids joined to them by file stem; ``joined``
+    lists every ``(document, id)`` joined so, the labelled ones' and the predictions' cited ones.
     """
 
     gold_status: np.ndarray
@@ -145,6 +148,8 @@ class Matching:
     pred_doc: np.ndarray
     documents: list[str]
     rows: KeyTable
+    doc_ids: DocIds = field(default_factory=lambda: DocIds(()))
+    joined: list[tuple[str, str]] = field(default_factory=list)
 
     @cached_property
     def _numbered(self) -> tuple[np.ndarray, np.ndarray]:
@@ -225,23 +230,26 @@ def match_keys(
     gold_keys: Sequence[str] | KeyTable,
     pred_docs: Sequence[tuple[str, ...]] | DocColumn,
     pred_keys: Sequence[str] | KeyTable,
-    labelled: Iterable[str] | None = None,
+    labelled: Iterable[str] | DocIds | None = None,
 ) -> Matching:
     """Match gold rows (document, key) with predictions (cited documents, key).
 
     Keys are encoded strings or a :class:`~openodke.eval.engine.key_table.KeyTable`; documents plain
     or as a :class:`~openodke.eval.engine.key_table.DocColumn`. ``labelled`` names the documents the
-    gold covers beyond the gold's own; a prediction scores in the first labelled document it
-    cites, and one citing only other documents is ``unscored``. The same key twice in one
-    document counts once (``duplicate``).
+    gold covers beyond the gold's own (or is an earlier matching's ``doc_ids``); a prediction
+    scores in the first labelled document it cites, and one citing only other documents is
+    ``unscored``. Ids join by id, else by file stem when unique (:mod:`openodke.doc_ids`): a
+    labelled ``d0.txt`` is the gold's ``d0``, and so is a citation of ``d0.txt``. The same key
+    twice in one document counts once (``duplicate``).
     """
     g_docs = gold_docs if isinstance(gold_docs, DocColumn) else DocColumn.of(gold_docs)
     cited = pred_docs if isinstance(pred_docs, DocColumn) else DocColumn.of_cited(pred_docs)
     g_table = gold_keys if isinstance(gold_keys, KeyTable) else KeyTable.of(gold_keys)
     p_table = pred_keys if isinstance(pred_keys, KeyTable) else KeyTable.of(pred_keys)
     ng, npred = len(g_table), len(p_table)
-    documents, doc_hashes, g_doc = _documents(g_docs, labelled)
-    p_doc = _scored_docs(cited, documents, doc_hashes)
+    doc_ids, doc_hashes, g_doc = _documents(g_docs, labelled)
+    joined = doc_ids.joined
+    p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
     rows = KeyTable.concat([g_table, p_table])
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
@@ -283,7 +291,10 @@ def match_keys(
         mask = np.zeros(npred, dtype=bool)
         mask[u_first] = True
         near.run(any_doc=True, only=mask)
-    return Matching(g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, rows)
+    documents = doc_ids.names
+    return Matching(
+        g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, rows, doc_ids, joined
+    )
 
 
 # An odd 64-bit multiplier: (key hash, document) pairs to one int64, wrapping; two different
@@ -297,18 +308,17 @@ def _in_document(hashes: np.ndarray, docs: np.ndarray) -> np.ndarray:
 
 
 def _documents(
-    gold_docs: DocColumn, labelled: Iterable[str] | None
-) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The labelled documents (gold's in first-seen order, then ``labelled``'s), their hashes,
-    and each gold row's index among them."""
-    documents = list(gold_docs.names.values())  # names keep first-seen order
-    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(documents))
-    if labelled is not None:
-        known = set(documents)
-        extra = [d for d in dict.fromkeys(labelled) if d not in known]
-        documents += extra
-        doc_hashes = np.concatenate([doc_hashes, hashes_of(extra)])
-    return documents, doc_hashes, _positions(doc_hashes, gold_docs.hashes)
+    gold_docs: DocColumn, labelled: Iterable[str] | DocIds | None
+) -> tuple[DocIds, np.ndarray, np.ndarray]:
+    """The labelled documents (gold's in first-seen order, then ``labelled``'s that are not the
+    same document as a gold one: :func:`~openodke.doc_ids.join_ids`), their names' hashes, and
+    each gold row's index among them."""
+    gold_ids = list(gold_docs.names.values())  # names keep first-seen order
+    doc_ids = join_ids(gold_ids, labelled if labelled is not None else ())
+    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(gold_ids))
+    if len(doc_ids) > len(gold_ids):
+        doc_hashes = np.concatenate([doc_hashes, hashes_of(doc_ids.names[len(gold_ids) :])])
+    return doc_ids, doc_hashes, _positions(doc_hashes, gold_docs.hashes)
 
 
 def _positions(table: np.ndarray, hashes: np.ndarray) -> np.ndarray:
@@ -337,30 +347,51 @@ def _positions(table: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     return found
 
 
-def _scored_docs(cited: DocColumn, documents: list[str], doc_hashes: np.ndarray) -> np.ndarray:
-    """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled)."""
+def _scored_docs(
+    cited: DocColumn,
+    doc_ids: DocIds,
+    doc_hashes: np.ndarray,
+    joined: list[tuple[str, str]] | None = None,
+) -> np.ndarray:
+    """Per prediction, the first labelled document cited (-1: none cited; -2: none labelled).
+
+    A cited id that names no labelled document is looked up once, however many rows cite it: by
+    an id joined to a document, else by its file stem. Each joined by stem is added to ``joined``.
+    """
     first = _positions(doc_hashes, cited.hashes)
     first[~cited.present] = -1
-    unlabelled = [j for j in cited.more if first[j] == -2]
-    if unlabelled:
-        doc_index = {doc: i for i, doc in enumerate(documents)}
-        for j in unlabelled:
-            first[j] = _scored_doc(cited.more[j], doc_index)
+    unknown = np.flatnonzero(first == -2)
+    if len(unknown):
+        distinct, inverse = np.unique(cited.hashes[unknown], return_inverse=True)
+        found = np.fromiter(
+            (_scored_doc((cited.names[h],), doc_ids, joined) for h in distinct.tolist()),
+            np.int64,
+            len(distinct),
+        )
+        first[unknown] = found[inverse]
+    for j in [j for j in cited.more if first[j] == -2]:
+        first[j] = _scored_doc(cited.more[j][1:], doc_ids, joined)
     return first
 
 
-def scored_documents(cited: DocColumn, documents: list[str]) -> np.ndarray:
-    """Per row, where matching scores it among ``documents``: the first labelled document it
-    cites (-1: it cites none; -2: it cites only unlabelled ones)."""
-    return _scored_docs(cited, documents, hashes_of(documents))
+def scored_documents(cited: DocColumn, documents: list[str] | DocIds) -> np.ndarray:
+    """Per row, where matching scores it among ``documents`` (a matching's ``doc_ids``, or its
+    ``documents``): the first labelled document it cites (-1: it cites none; -2: it cites only
+    unlabelled ones)."""
+    doc_ids = documents if isinstance(documents, DocIds) else DocIds(documents)
+    return _scored_docs(cited, doc_ids, hashes_of(doc_ids.names))
 
 
-def _scored_doc(docs: tuple[str, ...], doc_ids: dict[str, int]) -> int:
-    """The first labelled document cited (-1: cites none; -2: cites only unlabelled ones)."""
-    if not docs:
-        return -1
+def _scored_doc(
+    docs: tuple[str, ...], doc_ids: DocIds, joined: list[tuple[str, str]] | None
+) -> int:
+    """The first labelled document cited, by id, else by stem (-2: cites only unlabelled ones)."""
     for doc in docs:
-        found = doc_ids.get(doc)
+        found = doc_ids.exact(doc)
+        if found is None:
+            found = doc_ids.by_stem(doc)
+            if found is not None and joined is not None:
+                joined.append((doc_ids.names[found], doc))
         if found is not None:
             return found
     return -2

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from openodke.doc_ids import under_names
 from openodke.errors import InputError
 from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE, fact_key
 from openodke.eval.judges.calls import CallTally, in_order
@@ -168,6 +169,8 @@ def adjudicate(
         raise InputError(f"needed must be between 1 and runs ({runs}), got {needed}")
     docs = {doc.id: doc for doc in documents}
     scored = score_rows(rows, gold, list(labelled) if labelled is not None else list(docs), draws)
+    if scored:  # every row has the same labelled documents: gold's, joined by id or stem
+        docs = under_names(docs, scored[0].score.matching.documents)
     asked: dict[tuple[str, str], tuple[Fact, Kind, list[str]]] = {}
     for row in scored:
         for key, fact, kind in _not_in_gold(row, docs):

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from openodke.doc_ids import DocIds
 from openodke.errors import InputError
 from openodke.eval.stages.labels import GroundingLabel
 from openodke.safeio import load_jsonl, read_json
@@ -15,22 +16,18 @@ __all__ = ["TextLookup", "judge_of_run", "labels_by_fact"]
 
 
 class TextLookup(Mapping[str, str]):
-    """Document texts by id, also found by file stem when the stem is unique (``halden``)."""
+    """Document texts by id, also found by file stem when the stem is unique (``halden``:
+    :mod:`openodke.doc_ids`)."""
 
     def __init__(self, documents: Iterable[Document]) -> None:
         self._texts = {doc.id: doc.text for doc in documents}
-        stems: dict[str, list[str]] = {}
-        for doc_id in self._texts:
-            stems.setdefault(Path(doc_id).stem, []).append(doc_id)
-        self._stems = {stem: ids[0] for stem, ids in stems.items() if len(ids) == 1}
+        self._ids = DocIds(self._texts)
 
     def __getitem__(self, key: str) -> str:
-        if key in self._texts:
-            return self._texts[key]
-        found = self._stems.get(key) or self._stems.get(Path(key).stem)
+        found = self._ids.find(key)
         if found is None:
             raise KeyError(key)
-        return self._texts[found]
+        return self._texts[self._ids.names[found]]
 
     def __contains__(self, key: object) -> bool:
         try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from openodke.doc_ids import under_names
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.judges.calls import CallTally, in_order
 from openodke.eval.judges.cards import judge_line, trust_note
@@ -122,6 +123,8 @@ def lenient_score(
     docs = list(documents)
     texts = texts_of(docs)
     scored = score_rows(rows, gold, list(labelled) if labelled is not None else list(texts), draws)
+    if scored:  # every row has the same labelled documents: gold's, joined by id or stem
+        texts = under_names(texts, scored[0].score.matching.documents)
     found: dict[tuple[str, str, str], tuple[Fact, Fact, str]] = {}
     candidates: list[list[tuple[SurfacePair, tuple[str, str, str]]]] = []
     for row in scored:

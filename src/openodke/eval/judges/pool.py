@@ -10,10 +10,10 @@ Facts left unchecked count neither way (``coverage`` is the share that were chec
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
+from openodke.doc_ids import DocIds
 from openodke.errors import InputError
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.report.models import Bootstrap, PooledRecall, PooledRun, Value
@@ -131,17 +131,15 @@ def pooled_recall(
 
 
 def _renamer(documents: Sequence[str]) -> Callable[[str], str]:
-    """A cited id → the document it names: itself, or the one document with its file stem."""
-    known = set(documents)
-    stems: dict[str, list[str]] = {}
-    for doc in documents:
-        stems.setdefault(Path(doc).stem, []).append(doc)
-    unique = {stem: ids[0] for stem, ids in stems.items() if len(ids) == 1}
+    """A cited id → the document it names: itself, or the one document with its file stem
+    (:mod:`openodke.doc_ids`)."""
+    ids = DocIds(documents)
 
     def rename(cited: str) -> str:
-        if cited in known or cited == _UNCITED:
+        if cited == _UNCITED:
             return cited
-        return unique.get(Path(cited).stem, cited)
+        found = ids.find(cited)
+        return cited if found is None else ids.names[found]
 
     return rename
 

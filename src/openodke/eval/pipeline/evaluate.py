@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from openodke import __version__
+from openodke.doc_ids import join_ids
 from openodke.documents import load_documents
 from openodke.eval.diagnosis import gold_view
 from openodke.eval.engine.identity import Identity
@@ -105,13 +106,18 @@ def _sha256(path: Path) -> str:
 
 
 def missing_documents(gold_docs: Iterable[str], documents: Sequence[Document]) -> list[str]:
-    """A note when labelled documents are not among the documents given."""
-    missing = sorted(set(gold_docs) - {d.id for d in documents})
+    """A note when labelled documents are not among the documents given, by id or by file stem
+    (:func:`openodke.doc_ids.join_ids`, as matching joins them)."""
+    gold = list(dict.fromkeys(gold_docs))
+    doc_ids = join_ids(gold, [d.id for d in documents])
+    found = {d.id for d in documents} | {name for name, _ in doc_ids.joined}
+    missing = sorted(g for g in gold if g not in found)
     if not missing:
         return []
     return [
-        f"{len(missing)} labelled document(s) are not in --documents (first: {missing[0]!r}); "
-        "their gold facts still count as missed"
+        f"{len(missing)} labelled document(s) are not in --documents, by id or file stem "
+        f"(first: {missing[0]!r}); their gold facts are scored all the same, but no text "
+        "checks or diagnoses them"
     ]
 
 
@@ -318,6 +324,8 @@ def _report(
     title: str | None,
 ) -> EvalReport:
     stage = score.report(stage="extract")
+    warning = score.unlabelled_warning()
+    first = [warning] if warning is not None else []  # before every other note
     return EvalReport(
         title=title or f"{name} against {inputs.dataset.name or 'gold'}",
         n=stage.n,
@@ -325,7 +333,7 @@ def _report(
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         rows=rows,
         stages=[stage],
-        notes=notes + list(stage.notes),
+        notes=first + notes + [n for n in stage.notes if n != warning],
         diagnosis=[],
         fixes=[],
         comparison=None,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from openodke.doc_ids import DocIds
 from openodke.eval.engine.key_table import DocColumn
 from openodke.eval.report.models import Conformance, Hallucination
 from openodke.ontology import Ontology
@@ -28,13 +29,28 @@ def _name(key: str, label: str | None) -> str:
 
 
 class FactChecks:
-    """The ontology and the documents' texts, ready to check facts against."""
+    """The ontology and the documents' texts, ready to check facts against.
+
+    A fact's cited id finds its document by id, else by file stem when unique
+    (:mod:`openodke.doc_ids`), each distinct id looked up once.
+    """
 
     def __init__(self, ontology: Ontology | None, documents: Sequence[Document]) -> None:
         self.ontology = ontology
         self.texts = {d.id: d.text.casefold() for d in documents}
-        self._by_hash = {hash(doc): text for doc, text in self.texts.items()}  # as key_table
+        self._ids = DocIds(self.texts)
+        self._by_hash: dict[int, str | None] = {
+            hash(doc): text for doc, text in self.texts.items()
+        }  # as key_table
         self._fits: dict[tuple[str, str, str | None], bool] = {}
+
+    def _text(self, doc_id: str) -> str | None:
+        """The case-folded text of the document ``doc_id`` names, or None."""
+        text = self.texts.get(doc_id)
+        if text is None and self.texts:
+            found = self._ids.by_stem(doc_id)
+            text = None if found is None else self.texts[self._ids.names[found]]
+        return text
 
     def _conformant(self, predicate: str, subject_type: str, object_type: str | None) -> bool:
         o = self.ontology
@@ -61,12 +77,16 @@ class FactChecks:
                 fits[key] = self._conformant(*key)
             bits[np.fromiter(map(fits.__getitem__, keys), bool, n)] |= CONFORMANT
         by_hash = self._by_hash
+        names = cited.names
+        if self.texts:
+            for h in set(cited.hashes[cited.present].tolist()).difference(by_hash):
+                by_hash[h] = self._text(names[h])  # an id no document has: by stem, once
         found = [
             by_hash.get(h) if cites else None
             for h, cites in zip(cited.hashes.tolist(), cited.present.tolist(), strict=True)
         ]
         for j, docs in cited.more.items():
-            found[j] = next((self.texts[d] for d in docs if d in self.texts), None)
+            found[j] = next((t for d in docs if (t := self._text(d)) is not None), None)
         checked = [(i, text) for i, text in enumerate(found) if text is not None]
         bits[[i for i, _ in checked]] |= CHECKED
         subject_unnamed = [

@@ -105,6 +105,42 @@ class ExtractionScore:
         """Predictions citing only unlabelled documents."""
         return int(np.count_nonzero(self.matching.pred_status == UNSCORED))
 
+    def unlabelled_warning(self) -> str | None:
+        """The warning when most predictions that cite a document (more than half) cite none the
+        labels name, even by file stem: how many, two ids from each side, and the fix."""
+        m = self.matching
+        unscored = self.unscored
+        citing = int(np.count_nonzero(m.pred_doc >= 0)) + unscored
+        if unscored * 2 <= citing:
+            return None
+        theirs = ""
+        if self.predicted is not None:
+            docs = self.predicted.docs
+            rows = np.flatnonzero(m.pred_status == UNSCORED)
+            distinct = dict.fromkeys(docs.names[h] for h in docs.hashes[rows[:1000]].tolist())
+            theirs = f"they cite {_listed(list(distinct))}; "
+        ours = (
+            f"the labels name {_listed(m.documents)}" if m.documents else "no document is labelled"
+        )
+        return (
+            f"{unscored:,} of {citing:,} predictions citing a document cite none the labels "
+            f"name, even by file stem ({theirs}{ours}): they are not scored; name documents "
+            "as the labels do"
+        )
+
+    def stem_note(self) -> str | None:
+        """The note naming the document ids joined by file stem rather than by id."""
+        joined = dict((other, name) for name, other in self.matching.joined)
+        if not joined:
+            return None
+        other, name = next(iter(joined.items()))
+        count = len(joined)
+        return (
+            f"{count:,} document id{'' if count == 1 else 's'} joined a labelled document by "
+            f"file stem, none having {'its' if count == 1 else 'their'} id "
+            f"(e.g. {name!r} ↔ {other!r})"
+        )
+
     def report(self, stage: str = "extract") -> StageReport:
         """The StageReport: micro P/R/F1, miss kinds, and a per-predicate breakdown."""
         m = self.matching
@@ -153,7 +189,8 @@ class ExtractionScore:
 
     def _notes(self, breakdown: dict[str, dict[str, object]]) -> list[str]:
         m = self.matching
-        notes = []
+        warning = self.unlabelled_warning()
+        notes = [warning] if warning is not None else []
         zero = [p for p, row in breakdown.items() if row["f1"] == 0.0]
         if zero:
             shown = ", ".join(zero[:12])
@@ -163,10 +200,13 @@ class ExtractionScore:
             notes.append("no gold facts: recall is undefined")
         if self.n_predicted == 0:
             notes.append("no predictions: precision is undefined")
-        if self.unscored:
+        if self.unscored and warning is None:
             notes.append(
                 f"{self.unscored} prediction(s) cite only unlabelled documents and were not scored"
             )
+        stem = self.stem_note()
+        if stem is not None:
+            notes.append(stem)
         if self.uncited:
             notes.append(
                 f"{self.uncited} prediction(s) cite no document: matched against gold left "
@@ -179,6 +219,11 @@ class ExtractionScore:
                 f"duplicates counted once: {dup_gold} gold row(s), {dup_pred} prediction(s)"
             )
         return notes
+
+
+def _listed(ids: Sequence[str]) -> str:
+    """The first two ids, quoted: ``'a', 'b'``."""
+    return ", ".join(repr(i) for i in ids[:2])
 
 
 def score_keys(
