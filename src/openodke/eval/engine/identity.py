@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from openodke.errors import InputError
-from openodke.eval.engine.joins import member, mix
+from openodke.eval.engine.joins import distinct, member, mix
 from openodke.eval.engine.key_table import UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.safeio import read_json
@@ -81,16 +82,9 @@ class Aligner:
 
     def __init__(self, gold: FactColumns, identity: Identity) -> None:
         self.identity = identity
+        self._gold = gold
         self._types = dict(gold.types)
         g = gold.keys
-        docs = gold.docs.hashes
-        self._literals = np.unique(mix(docs[g.literal], g.object_name[g.literal]))
-        self._entities = np.unique(
-            mix(
-                np.concatenate([docs, docs[~g.literal]]),
-                np.concatenate([g.subject_name, g.object_name[~g.literal]]),
-            )
-        )
         if identity.match == "names":
             self.gold_keys = _untyped(g)
             return
@@ -103,12 +97,6 @@ class Aligner:
                 g.object_type if o_type is None else o_type,
             )
         )
-        entity = ~g.literal
-        nodes = np.concatenate([g.subject_name, g.object_name[entity]])
-        kinds = np.concatenate([self.gold_keys.subject_type, self.gold_keys.object_type[entity]])
-        docs = np.concatenate([gold.docs.hashes, gold.docs.hashes[entity]])
-        self._in_doc = _one_type(mix(docs, nodes), kinds)
-        self._anywhere = _one_type(nodes, kinds)
 
     def keys(self, table: KeyTable, docs: DocColumn, types: Mapping[int, str]) -> KeyTable:
         """``table`` (prediction rows citing ``docs``; ``types`` names its type hashes) with the
@@ -125,16 +113,47 @@ class Aligner:
         aligned = table.with_types(s_type, o_type)
         return self._as_literals(aligned, docs.hashes)
 
+    # The gold's entity ends (document, name, effective type), joined only when a prediction
+    # has an untyped end or the gold an untyped entity: most runs need none of it.
+
+    @cached_property
+    def _ends(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        g, docs = self.gold_keys, self._gold.docs.hashes
+        entity = ~g.literal
+        return (
+            np.concatenate([docs, docs[entity]]),
+            np.concatenate([g.subject_name, g.object_name[entity]]),
+            np.concatenate([g.subject_type, g.object_type[entity]]),
+        )
+
+    @cached_property
+    def _gold_untyped(self) -> bool:
+        return bool(np.any(self._ends[2] == UNTYPED))
+
+    @cached_property
+    def _one_types(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        docs, names, kinds = self._ends
+        return _one_type(mix(docs, names), kinds), _one_type(names, kinds)
+
+    @cached_property
+    def _literals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The gold's (document, literal object) codes, and its (document, entity) codes."""
+        g, docs = self._gold.keys, self._gold.docs.hashes
+        ends_docs, names, _ = self._ends
+        return distinct(mix(docs[g.literal], g.object_name[g.literal])), distinct(
+            mix(ends_docs, names)
+        )
+
     def _as_literals(self, table: KeyTable, docs: np.ndarray) -> KeyTable:
         """An untyped entity object named as a gold literal object of its document, and as no
         gold entity there, is that literal: without types, ``"1998"`` may be the year."""
-        untyped = ~table.literal & (table.object_type == UNTYPED)
-        if not untyped.any() or not len(self._literals):
+        rows = np.flatnonzero(~table.literal & (table.object_type == UNTYPED))
+        if not len(rows) or not self._gold.keys.literal.any():
             return table
+        literals, entities = self._literals
         salted = table.object_name ^ LITERAL_NODE
-        rows = np.flatnonzero(untyped)
-        rows = rows[member(mix(docs[rows], salted[rows]), self._literals, ready=True)]
-        entity = member(mix(docs[rows], table.object_name[rows]), self._entities, ready=True)
+        rows = rows[member(mix(docs[rows], salted[rows]), literals, ready=True)]
+        entity = member(mix(docs[rows], table.object_name[rows]), entities, ready=True)
         rows = rows[~entity]  # named like a gold entity too: it stays an entity
         if not len(rows):
             return table
@@ -165,16 +184,22 @@ class Aligner:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
         out = kinds.copy()
-        for table, codes in ((self._in_doc, mix(docs, names)), (self._anywhere, names)):
-            keys, gold_kinds = table
-            if not len(keys):
+        # Only untyped ends can change, and typed ones only where the gold has untyped entities.
+        ask = entity if self._gold_untyped else entity & (out == UNTYPED)
+        rows = np.flatnonzero(ask)
+        if not len(rows):
+            return out
+        in_doc, anywhere = self._one_types
+        for (keys, gold_kinds), by_doc in ((in_doc, True), (anywhere, False)):
+            codes = mix(docs[rows], names[rows]) if by_doc else names[rows]
+            if not len(keys) or not len(rows):
                 continue
             at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
-            found = entity & (keys[at] == codes)
-            theirs = gold_kinds[at]
-            take = found & ((out == UNTYPED) | (theirs == UNTYPED)) & (out != theirs)
-            out[take] = theirs[take]
-            entity = entity & ~found  # the document's answer stands
+            found = keys[at] == codes
+            theirs, mine = gold_kinds[at], out[rows]
+            take = found & ((mine == UNTYPED) | (theirs == UNTYPED)) & (mine != theirs)
+            out[rows[take]] = theirs[take]
+            rows = rows[~found]  # the document's answer stands
         return out
 
 
@@ -187,12 +212,8 @@ def _one_type(codes: np.ndarray, kinds: np.ndarray) -> tuple[np.ndarray, np.ndar
     """The codes (sorted) that go with exactly one type, and that type."""
     if not len(codes):
         return codes, kinds
-    order = np.lexsort((kinds, codes))
+    order = np.argsort(codes)
     c, k = codes[order], kinds[order]
-    new = np.ones(len(c), bool)
-    new[1:] = (c[1:] != c[:-1]) | (k[1:] != k[:-1])
-    c, k = c[new], k[new]  # distinct (code, type) pairs
-    single = np.ones(len(c), bool)
-    single[1:] &= c[1:] != c[:-1]
-    single[:-1] &= c[:-1] != c[1:]
-    return c[single], k[single]
+    start = np.flatnonzero(np.concatenate(([True], c[1:] != c[:-1])))
+    one = np.minimum.reduceat(k, start) == np.maximum.reduceat(k, start)
+    return c[start[one]], k[start[one]]
