@@ -139,6 +139,12 @@ _EXAMPLES = {
     '"predicate": "born", "object_value": 1816}, "action": "refuse"}',
 }
 
+_KEYS = (
+    '  keys         entities match by what they mean: "ada", "Ada " and "Person:ada" typed',
+    "               Person are one; an untyped entity (Thing) matches any gold type; other",
+    "               type names: --type-map FILE, or --match names (types not compared)",
+)
+
 _PREDICTIONS = {
     "route": 'RoutePrediction rows {"id", "action", "label"?}, or --run pkg.mod:Router',
     "extract": "Fact rows (a sink's facts.jsonl as it is), or --run pkg.mod:Extractor "
@@ -191,6 +197,7 @@ def describe(stage: str) -> str:
             f"  labels       {label.__name__}({fields}), one JSON object per line",
             f"  example      {_EXAMPLES[stage]}",
             f"  predictions  {_PREDICTIONS[stage]}",
+            *(_KEYS if stage == "extract" else ()),
             f"  metrics      {_METRICS[stage]}",
             "  exit codes   0 scored; 1 a --run stage that failed; 2 unreadable input",
         ]
