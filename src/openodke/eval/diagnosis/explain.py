@@ -16,8 +16,8 @@ from openodke.eval.diagnosis.names import Ends, scoped_of
 from openodke.eval.diagnosis.saturation import Saturation
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.columns import FactColumns
-from openodke.eval.engine.joins import first_of_each, mix
 from openodke.eval.engine.fold import fold
+from openodke.eval.engine.joins import first_of_each, mix
 from openodke.eval.engine.keyhash import POLARITIES
 from openodke.eval.engine.near import KINDS
 

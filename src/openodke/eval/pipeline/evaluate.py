@@ -300,6 +300,14 @@ def _row(
     return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
 
 
+def first_notes(
+    notes: Sequence[str], stage_notes: Sequence[str], first: Sequence[str]
+) -> list[str]:
+    """The report's notes: the first warnings (nothing in common, near misses) before the
+    inputs' and the stage's other notes."""
+    return [*first, *notes, *(n for n in stage_notes if n not in first)]
+
+
 def _report(
     name: str,
     score: ExtractionScore,
@@ -317,7 +325,7 @@ def _report(
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         rows=rows,
         stages=[stage],
-        notes=notes + list(stage.notes),
+        notes=first_notes(notes, stage.notes, score.warnings),
         diagnosis=[],
         fixes=[],
         comparison=None,
