@@ -140,8 +140,8 @@ class Explainer:
         for ours, theirs in ends:
             if kind == "type" and fold(ours.type) != fold(theirs.type):
                 return f"typed {theirs.type}, not {ours.type} (--type-map)"
-            if kind == "key" and fold(ours.key) != fold(theirs.key):
-                return f"keyed {theirs.key}, not {ours.key}"
+            if kind == "key" and (fold(ours.key), ours.type) != (fold(theirs.key), theirs.type):
+                return f"keyed {theirs.key} ({theirs.type}), not {ours.key} ({ours.type})"
         return f"another {kind}"
 
     def _apart(self, i: int, j: int) -> str:
