@@ -36,7 +36,12 @@ def _entity(key: str, kind: str, label: str | None, full: bool) -> dict:
 
 
 def _said(
-    subject: dict, predicate: str, obj: dict, doc: str | None, full: bool, polarity: str = "asserted"
+    subject: dict,
+    predicate: str,
+    obj: dict,
+    doc: str | None,
+    full: bool,
+    polarity: str = "asserted",
 ) -> dict:
     fact: dict = {"subject": subject, "predicate": predicate, **obj}
     evidence = [] if doc is None else [{"doc_id": doc}]

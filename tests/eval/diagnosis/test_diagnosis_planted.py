@@ -160,7 +160,10 @@ def test_each_planted_miss_is_the_example_of_its_bucket(found) -> None:
     assert first["surface_form"].why == "unconfirmed: written as The Acme Corporation"
     assert first["scored_apart"].why == "polarity denied, not asserted"
     assert first["other_type_or_key"].why == "typed Robot, not Person (--type-map)"
-    assert found.bucket("other_type_or_key").examples[1].why == "keyed p:max (Person), not max (Person)"
+    assert (
+        found.bucket("other_type_or_key").examples[1].why
+        == "keyed p:max (Person), not max (Person)"
+    )
     assert first["cross_sentence"].why == "no sentence names both ends"
     assert first["saturation"].gold == "Hal · employer · Delta"
     assert first["linked_other"].why == "linked as founded"
