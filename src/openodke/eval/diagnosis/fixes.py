@@ -143,7 +143,8 @@ FIXES: tuple[FixSpec, ...] = (
         id="align-identity",
         buckets=("other_type_or_key",),
         knob="--type-map FILE, --match names",
-        knobs=("type_map", "match"),
+        # Run-config paths only: --type-map and --match are the scorer's options, not the run's.
+        knobs=("ontology",),
         action="Compare entities as the gold means them: map the written types to the gold's "
         "(--type-map FILE, or the ontology's type aliases), write keys, predicates and document "
         "ids as the gold does (the lines printed first say which).",
