@@ -18,6 +18,7 @@ from openodke.eval.diagnosis import diagnose, gold_view
 from openodke.eval.diagnosis.fixes import fixes
 from openodke.eval.eval_report import extraction_rows, from_stage
 from openodke.eval.report.io import report_json
+from openodke.eval.stages.first_warnings import first_warnings
 from openodke.types import Fact
 from tests.conftest import run_odke
 
@@ -34,7 +35,14 @@ def _entity(key: str, kind: str, label: str | None, full: bool) -> dict:
     return entity
 
 
-def _said(subject: dict, predicate: str, obj: dict, doc: str | None, full: bool) -> dict:
+def _said(
+    subject: dict,
+    predicate: str,
+    obj: dict,
+    doc: str | None,
+    full: bool,
+    polarity: str = "asserted",
+) -> dict:
     fact: dict = {"subject": subject, "predicate": predicate, **obj}
     evidence = [] if doc is None else [{"doc_id": doc}]
     if full:  # as a JsonlSink writes it: every field (most rows of the large files)
@@ -43,11 +51,13 @@ def _said(subject: dict, predicate: str, obj: dict, doc: str | None, full: bool)
             e.update(span_origin="cited", uri=None, tier="unverified", retrieved_at=None)
         fact.setdefault("object_entity", None)
         fact.setdefault("object_value", None)
-        fact = {"id": f"{random.getrandbits(64):016x}", **fact, "polarity": "asserted"}
+        fact = {"id": f"{random.getrandbits(64):016x}", **fact, "polarity": polarity}
         fact.update(qualifiers={}, identity_keys=[], valid_from=None, valid_to=None)
         fact.update(extractor="llm", confidence=0.5, verdict="unchecked", support=1)
         fact.update(supported_by=[], retired_at=None)
     fact["evidence"] = evidence
+    if polarity != "asserted":
+        fact["polarity"] = polarity
     return fact
 
 
@@ -82,6 +92,7 @@ def write_corpus(folder: Path, n: int, seed: int = 0) -> None:
                 if "object_entity" in obj:
                     obj = {"object_entity": _entity(obj["object_entity"]["key"], "Org", None, full)}
                 cited: str | None = doc
+                polarity = "asserted"
                 if r < 0.08:
                     continue  # missing
                 if r < 0.12:
@@ -91,15 +102,18 @@ def write_corpus(folder: Path, n: int, seed: int = 0) -> None:
                 elif r < 0.17 and "object_entity" in obj:
                     key = obj["object_entity"]["key"] + " inc"
                     obj = {"object_entity": _entity(key, "Org", None, full)}
-                elif r < 0.19:
+                elif r < 0.18:  # another declared type: a near miss (other type or key)
                     subject = {**subject, "key": s.lower(), "type": "Agent"}
+                elif r < 0.19:  # scored apart
+                    polarity = "denied"
                 elif r < 0.21 and "object_value" in obj:
                     obj = {"object_value": 2000 + i}
                 elif r < 0.22:
                     cited = None
                 elif r < 0.23:
                     cited = "elsewhere"
-                said.write(json.dumps(_said(subject, predicate, obj, cited, full)) + "\n")
+                row = _said(subject, predicate, obj, cited, full, polarity)
+                said.write(json.dumps(row) + "\n")
                 if rng.random() < 0.05:
                     extra = {"object_entity": _entity(f"Org:x{i}", "Org", None, full)}
                     said.write(json.dumps(_said(subject, "founded", extra, doc, full)) + "\n")
@@ -141,12 +155,14 @@ def test_the_api_and_the_cli_give_the_same_report(corpora, size: str) -> None:
         bootstrap=how,
         diagnosis=found.rows(),
         fixes=fixes(found),
+        notes=first_warnings(view.score),
     )
     api = json.loads(report_json(made))
     for key in ("n", "bootstrap", "rows", "stages", "notes", "diagnosis", "fixes"):
         assert cli[key] == api[key], key
     counts = {row["bucket"]: row["count"] for row in api["diagnosis"]}
     assert counts["cross_sentence"] and counts["wrong_relation"] and counts["inverse"]
-    assert counts["scored_apart"] and counts["surface_form"]
+    assert counts["scored_apart"] and counts["surface_form"] and counts["other_type_or_key"]
+    assert cli["notes"][0].startswith("near misses (type): ")
     items = (folder / "cli.items.jsonl").read_text()
     assert items == document_items(view.score)

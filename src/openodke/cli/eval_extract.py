@@ -9,6 +9,7 @@ diagnosed as the Python API scores and diagnoses Facts.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -34,6 +35,7 @@ from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, witho
 from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
+from openodke.eval.stages.first_warnings import first_warnings
 from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ if TYPE_CHECKING:
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
 
-__all__ = ["document_items", "register", "score_extract_files", "warn_unlabelled"]
+__all__ = ["document_items", "echo_first", "register", "score_extract_files", "without"]
 
 ExtractItems = Annotated[
     Path | None,
@@ -143,7 +145,6 @@ def extract(
         assert predictions is not None
         score = score_extract_files(labels, predictions, docs, identity)
     stage = score.report()
-    warn_unlabelled(score)
     too_small = _small_set(score)
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
@@ -156,7 +157,8 @@ def extract(
     else:
         from openodke.eval.pipeline.findings import render_findings
 
-        typer.echo(stage.render())
+        first = echo_first(score)
+        typer.echo(stage.model_copy(update={"notes": without(stage.notes, first)}).render())
         for table in render_findings(findings, row="extract"):
             typer.echo("")
             typer.echo(table)
@@ -218,17 +220,26 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
         stage,
         rows=[row],
         bootstrap=Bootstrap(units=len(score.matching.documents)),
-        notes=[n for n in (score.unlabelled_warning(), _small_set(score)) if n is not None],
+        notes=[*score.warnings, *(note for note in (_small_set(score),) if note is not None)],
     )
     made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
     return report_json(made)
 
 
-def warn_unlabelled(score: ExtractionScore) -> None:
-    """On stderr, before any table: most predictions cite documents the labels do not name."""
-    warning = score.unlabelled_warning()
-    if warning is not None:
-        typer.echo(f"warning: {warning}", err=True)
+def echo_first(score: ExtractionScore) -> tuple[str, ...]:
+    """Print what must be said before any table (nothing in common, near misses), then a blank
+    line; return those lines, which the notes below then leave out."""
+    first = tuple(first_warnings(score))
+    for line in first:
+        typer.echo(line)
+    if first:
+        typer.echo("")
+    return first
+
+
+def without(notes: Sequence[str], first: Sequence[str]) -> list[str]:
+    """``notes`` less the lines already printed first."""
+    return [note for note in notes if note not in first]
 
 
 def _small_set(score: ExtractionScore) -> str | None:

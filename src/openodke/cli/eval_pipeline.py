@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from openodke.cli import pipeline_extras as extra
-from openodke.cli.eval_extract import document_items, warn_unlabelled
+from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
     BudgetCalls,
     BudgetUsd,
@@ -277,11 +277,12 @@ def _emit(
     extended: Extended | None = None,
 ) -> None:
     result = with_small_set_note(result)
-    warn_unlabelled(result.score)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
-        typer.echo(render_report(result.report))
+        first = echo_first(result.score)
+        shown = result.report.model_copy(update={"notes": without(result.report.notes, first)})
+        typer.echo(render_report(shown))
         for table in extended.tables if extended is not None else ():
             typer.echo("")
             typer.echo(table)

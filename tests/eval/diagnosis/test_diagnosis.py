@@ -85,14 +85,15 @@ def test_rows_follow_the_report_shape_and_are_strict_json() -> None:
     found = diagnose(gold_view(gold, []))
     rows = found.rows()
     assert [r.bucket for r in rows] == list(BUCKETS)
-    assert {r.side for r in rows[:11]} == {"recall"} and {r.side for r in rows[11:]} == {
+    assert {r.side for r in rows[:12]} == {"recall"} and {r.side for r in rows[12:]} == {
         "precision"
     }
     data = [r.model_dump(mode="json") for r in rows]
     json.dumps(data, allow_nan=False)
     assert set(data[0]) == {"row", "side", "bucket", "label", "count", "share", "examples", "note"}
-    assert data[0]["count"] is None and data[0]["share"] is None  # no --trace: cannot say
-    assert data[0]["note"].startswith("needs --trace")
+    assert data[0]["bucket"] == "other_type_or_key" and data[0]["count"] == 0  # always measured
+    assert data[1]["count"] is None and data[1]["share"] is None  # no --trace: cannot say
+    assert data[1]["note"].startswith("needs --trace")
 
 
 def _bucket(name: str, label: str, count: int | None, share: float | None, side: str = "recall"):
@@ -102,6 +103,7 @@ def _bucket(name: str, label: str, count: int | None, share: float | None, side:
 def test_render_matches_the_spec_table() -> None:
     """The spec's numbers put into a Diagnosis print the spec's table line for line."""
     spec = [
+        ("other_type_or_key", "same fact, other type or key", 0),  # not printed at 0
         ("never_offered", "relation never offered", 363),
         ("refused", "refused by the Validator", None),
         ("wrong_relation", "wrong relation", 4),
@@ -115,7 +117,7 @@ def test_render_matches_the_spec_table() -> None:
         ("not_linked", "both seen but not linked", 39),
     ]
     buckets = [_bucket(n, label, c, None if c is None else c / 1574) for n, label, c in spec]
-    buckets[0] = buckets[0].model_copy(
+    buckets[1] = buckets[1].model_copy(
         update={
             "examples": (
                 DiagnosisExample(

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from openodke import Entity, Evidence, Fact, GroundingVerdict
+from openodke import Entity, Evidence, Fact, GroundingVerdict, Polarity
 from openodke.eval import GoldFact
 from openodke.eval.diagnosis import Offered, diagnose, gold_view
 
@@ -28,6 +28,7 @@ def fact(
     *,
     s_type: str = "Person",
     verdict: GroundingVerdict = GroundingVerdict.unchecked,
+    polarity: Polarity = Polarity.asserted,
 ) -> Fact:
     return Fact(
         subject=Entity(key=s, type=s_type, label=s.title()),
@@ -35,6 +36,7 @@ def fact(
         object_entity=Entity(key=o, type="Thing", label=o.title()),
         evidence=(Evidence(doc_id=doc),),
         verdict=verdict,
+        polarity=polarity,
     )
 
 
@@ -59,18 +61,20 @@ def pads(doc: str, n: int, *, supported: int = 0) -> list[Fact]:
 
 def planted() -> dict[str, Any]:
     gold: list[tuple[str, str, str, str]] = [
-        # L1, long: one miss for each of buckets 1-7 and 9, plus the hit bucket 9 needs.
+        # L1, long: one miss for each of buckets 0-5, 7 and 9, plus the hit bucket 9 needs.
         ("ann", "secret", "x1", "L1"),  # 1 never offered
         ("ann", "employer", "acme", "L1"),  # 2 refused
         ("bob", "employer", "beta", "L1"),  # 3 wrong relation
         ("cal", "parent", "dan", "L1"),  # 4 inverse
         ("eve", "employer", "acme corporation", "L1"),  # 5 surface form
-        ("fay", "award", "medal", "L1"),  # 6 scored apart
+        ("fay", "award", "medal", "L1"),  # 0 same fact, other type (written typed Robot)
         ("cara", "lives_in", "oslo", "L1"),  # 7 cross-sentence (the text)
         ("gil", "employer", "gamma", "L1"),  # 9 linked by another true relation
         ("gil", "founded", "gamma", "L1"),  # (hit)
         # L2, long: the saturation miss, and never-offered misses that make gold grow.
         ("hal", "employer", "delta", "L2"),  # 8 saturation
+        ("lee", "award", "cup", "L2"),  # 6 scored apart (written denied)
+        ("max", "employer", "omicron", "L2"),  # 0 same fact, other key (written p:max)
         *[(f"h{k}", "secret", f"y{k}", "L2") for k in range(7)],  # 1 never offered
         ("ivy", "employer", "epsilon", "S1"),  # 10 entity never extracted
         ("jon", "employer", "zeta", "S2"),  # 11 both seen, not linked
@@ -83,7 +87,9 @@ def planted() -> dict[str, Any]:
         fact("fay", "award", "medal", "L1", s_type="Robot"),
         fact("gil", "founded", "gamma", "L1"),
         *pads("L1", 1, supported=1),
-        *pads("L2", 6),
+        fact("lee", "award", "cup", "L2", polarity=Polarity.denied),
+        fact("p:max", "employer", "omicron", "L2"),
+        *pads("L2", 4),
         *pads("S1", 6),
         fact("jon", "pad", "p1", "S2"),
         fact("p2", "pad", "zeta", "S2", s_type="Thing"),
@@ -111,6 +117,7 @@ def planted() -> dict[str, Any]:
 
 
 EXPECTED = {
+    "other_type_or_key": 2,  # fay (Robot, not Person) and max (p:max, not max)
     "never_offered": 8,
     "refused": 1,
     "wrong_relation": 1,
@@ -140,7 +147,7 @@ def found():
 
 def test_every_count(found) -> None:
     assert {b.bucket: b.count for b in found.buckets} == EXPECTED
-    assert (found.gold, found.hits, found.misses, found.false_positives) == (20, 2, 18, 28)
+    assert (found.gold, found.hits, found.misses, found.false_positives) == (22, 2, 20, 28)
 
 
 def test_each_planted_miss_is_the_example_of_its_bucket(found) -> None:
@@ -151,7 +158,12 @@ def test_each_planted_miss_is_the_example_of_its_bucket(found) -> None:
     assert first["wrong_relation"].nearest == "Bob · founded · Beta"
     assert first["inverse"].nearest == "Dan · child · Cal"
     assert first["surface_form"].why == "unconfirmed: written as The Acme Corporation"
-    assert first["scored_apart"].why == "typed Robot, not Person"
+    assert first["scored_apart"].why == "polarity denied, not asserted"
+    assert first["other_type_or_key"].why == "typed Robot, not Person (--type-map)"
+    assert (
+        found.bucket("other_type_or_key").examples[1].why
+        == "keyed p:max (Person), not max (Person)"
+    )
     assert first["cross_sentence"].why == "no sentence names both ends"
     assert first["saturation"].gold == "Hal · employer · Delta"
     assert first["linked_other"].why == "linked as founded"
@@ -162,7 +174,7 @@ def test_each_planted_miss_is_the_example_of_its_bucket(found) -> None:
 def test_shares_add_up_on_each_side(found) -> None:
     recall = [b.share for b in found.recall_side]
     assert sum(recall) == pytest.approx(1.0)
-    assert found.bucket("never_offered").share == pytest.approx(8 / 18)
+    assert found.bucket("never_offered").share == pytest.approx(8 / 20)
     precision = [b.share for b in found.precision_side]
     assert sum(precision) == pytest.approx(1.0)
     assert found.bucket("written_other").share == pytest.approx(27 / 29)
@@ -171,7 +183,7 @@ def test_shares_add_up_on_each_side(found) -> None:
 def test_saturation_note_gives_both_slopes(found) -> None:
     note = found.bucket("saturation").note
     # Extractions are 6 everywhere: slope 0. Gold slope by hand: log-log OLS of (10, 1), (12, 1),
-    # (14, 1), (100, 9), (200, 8) is positive (about 0.8), so 0 < half of it: flat.
+    # (14, 1), (100, 9), (200, 10) is positive (about 0.8), so 0 < half of it: flat.
     assert note.startswith("extractions grow as length^0.00, gold as length^0.")
     assert "output is flat; documents over 14 words (the median) are long" in note
 
@@ -184,7 +196,7 @@ def test_null_buckets_without_their_inputs() -> None:
         assert counts[name] is None and found.bucket(name).share is None
     assert counts["refused_not_in_gold"] is None
     # No input, no bucket: each miss still lands once, in the next bucket that fits.
-    assert sum(c for c in counts.values() if c is not None) - 28 == found.misses == 18
+    assert sum(c for c in counts.values() if c is not None) - 28 == found.misses == 20
     # never offered (8), refused, cross-sentence and saturation misses join ivy's.
     assert counts["entity_missing"] == 8 + 1 + 1 + 1 + 1
     assert counts["written_supported"] == 1  # verdicts are there
@@ -203,6 +215,18 @@ def _case(preds, *, offered=None, refused=None, texts=None, gold=(G,)):
 
 
 PRECEDENCE = [
+    pytest.param(
+        [("ann", "employer", "acme", {"s_type": "Robot"})],
+        {"offered": Offered(by_type={}), "refused": [fact(*G, "d")]},
+        "other_type_or_key",
+        id="other_type_or_key-over-never_offered-and-refused",
+    ),
+    pytest.param(
+        [("Person:ann", "employer", "acme", {"s_type": "Agent"}), ("ann", "founded", "acme", {})],
+        {},
+        "other_type_or_key",
+        id="type-and-key-over-wrong_relation",
+    ),
     pytest.param(
         [("ann", "founded", "acme", {})],
         {"offered": Offered(by_type={"Person": ("founded",)})},
@@ -228,13 +252,16 @@ PRECEDENCE = [
         id="inverse-over-surface_form",
     ),
     pytest.param(
-        [("ann", "employer", "the acme", {}), ("ann", "employer", "acme", {"s_type": "Robot"})],
+        [
+            ("ann", "employer", "the acme", {}),
+            ("ann", "employer", "acme", {"polarity": Polarity.denied}),
+        ],
         {},
         "surface_form",
         id="surface_form-over-scored_apart",
     ),
     pytest.param(
-        [("ann", "employer", "acme", {"s_type": "Robot"})],
+        [("ann", "employer", "acme", {"polarity": Polarity.denied})],
         {"texts": {"d": "Ann left . Acme stayed ."}},
         "scored_apart",
         id="scored_apart-over-cross_sentence",

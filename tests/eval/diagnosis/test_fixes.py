@@ -264,6 +264,7 @@ def test_every_bucket_maps_to_one_fix() -> None:
         "smaller-chunks",
         "every-relation",
         "reextract",
+        "align-identity",
     ]
 
 

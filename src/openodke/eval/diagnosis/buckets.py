@@ -3,6 +3,9 @@
 DECISIONS #38. The buckets, in order, and the rule each applies to a miss (gold fact g = s·p·o in
 document d; "a prediction" means a scored prediction of d, or one citing no document):
 
+0. ``other_type_or_key``: a prediction that is not a hit would match g but for an entity's
+   declared type, a key's form, the predicate's case or the document id's form (a near miss,
+   :mod:`~openodke.eval.engine.near`; DECISIONS #110, #112). Always measured.
 1. ``never_offered``: p is not among the relations ``offered`` showed for s's type (a type offered
    nothing counts). Null without ``offered``. It comes first even when a prediction wrote p: the
    trace, not the output, says what the extractor was shown.

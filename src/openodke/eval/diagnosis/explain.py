@@ -16,8 +16,10 @@ from openodke.eval.diagnosis.names import Ends, scoped_of
 from openodke.eval.diagnosis.saturation import Saturation
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.columns import FactColumns
+from openodke.eval.engine.fold import fold
 from openodke.eval.engine.joins import first_of_each, mix
 from openodke.eval.engine.keyhash import POLARITIES
+from openodke.eval.engine.near import KINDS
 
 if TYPE_CHECKING:
     from openodke.eval.diagnosis.precision import Refused
@@ -93,6 +95,8 @@ class Explainer:
 
     def _why(self, name: str, i: int, j: int, fit: Saturation, length: int) -> str:
         gold, said = self.view.gold_ends, self.view.predicted_ends
+        if name == "other_type_or_key":
+            return self._near(i, j)
         if name == "never_offered":
             return f"not offered for {gold.subject_type(i)}"
         if name == "refused":
@@ -119,6 +123,26 @@ class Explainer:
         if name == "entity_missing":
             return "an end is in no prediction for the document"
         return "both ends extracted, never in one prediction"
+
+    def _near(self, i: int, j: int) -> str:
+        """Why a near miss (:mod:`~openodke.eval.engine.near`) did not match, in words."""
+        kind = KINDS[int(self.view.score.near.kind_of(np.array([i]))[0])]
+        gold, said = self.view.gold_ends.fact(i), self.view.predicted_ends.fact(j)
+        if kind == "predicate":
+            return f"written as {said.predicate}, not {gold.predicate}"
+        if kind == "document":
+            m, docs = self.view.score.matching, self.view.predicted.docs
+            written = docs.names[int(docs.hashes[j])]
+            return f"cites document {written}, not {m.documents[int(m.gold_doc[i])]}"
+        ends = [(gold.subject, said.subject)]
+        if gold.object_entity is not None and said.object_entity is not None:
+            ends.append((gold.object_entity, said.object_entity))
+        for ours, theirs in ends:
+            if kind == "type" and fold(ours.type) != fold(theirs.type):
+                return f"typed {theirs.type}, not {ours.type} (--type-map)"
+            if kind == "key" and (fold(ours.key), ours.type) != (fold(theirs.key), theirs.type):
+                return f"keyed {theirs.key} ({theirs.type}), not {ours.key} ({ours.type})"
+        return f"another {kind}"
 
     def _apart(self, i: int, j: int) -> str:
         g, p = self.view.gold, self.view.predicted

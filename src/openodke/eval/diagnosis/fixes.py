@@ -7,6 +7,8 @@ DECISIONS #38: each bucket maps to one fix; fixes rank by expected recall gain a
   ``inverses``: the inverse step replayed; both give the precision change too), else assumes the
   bucket's misses are found as often as the facts the fix does not touch: misses × a recall rate /
   gold, the rate named in ``basis``;
+- ``align-identity`` is exact: matching pairs each near miss once types, keys, predicates or
+  document ids are written as the gold's (:mod:`~openodke.eval.engine.near`): misses / gold;
 - ``normalise-names`` expects 0 until a judge confirms (``--lenient``), then confirmed / gold;
 - ``ceiling`` is every miss found: misses / gold;
 - ``reference`` is misses × another system's rate for the same fix / gold. The rate is read from
@@ -47,7 +49,7 @@ class FixSpec(BaseModel):
     knobs: tuple[str, ...] = Field(description="Run-config paths the fix changes (track record).")
     action: str
     gain: str = Field(
-        description="offered, row, same_sentence, short_documents, audit, inverses or names."
+        description="offered, row, same_sentence, short_documents, audit, inverses, names or near."
     )
 
 
@@ -137,8 +139,20 @@ FIXES: tuple[FixSpec, ...] = (
         action="Re-extract narrower windows around the misses (reextract: true).",
         gain="row",
     ),
+    FixSpec(
+        id="align-identity",
+        buckets=("other_type_or_key",),
+        knob="--type-map FILE, --match names",
+        # Run-config paths only: --type-map and --match are the scorer's options, not the run's.
+        knobs=("ontology",),
+        action="Compare entities as the gold means them: map the written types to the gold's "
+        "(--type-map FILE, or the ontology's type aliases), write keys, predicates and document "
+        "ids as the gold does (the lines printed first say which).",
+        gain="near",
+    ),
 )
-"""The spec's table, in its order."""
+"""The spec's table, in its order, then align-identity (issue 9; last, so a run without near
+misses ranks the others as before)."""
 
 _PHRASES = {
     "offered": "its recall on the relations it was offered",
@@ -273,6 +287,9 @@ def _estimate(
         )
         expected = misses * value / gold if value is not None and gold else None
         return expected, False, basis, None, value
+    if spec.gain == "near":
+        basis = f"exact: matching would pair {_misses(misses)} once aligned / {gold:,} gold"
+        return (misses / gold if gold else None), True, basis, None, None
     if spec.gain == "names":
         if diagnosis.confirmed:
             basis = f"{misses:,} confirmed by a judge / {gold:,} gold"

@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 RECALL_BUCKETS: tuple[str, ...] = (
+    "other_type_or_key",
     "never_offered",
     "refused",
     "wrong_relation",
@@ -49,6 +50,7 @@ BUCKETS: tuple[str, ...] = RECALL_BUCKETS + PRECISION_BUCKETS
 """Every bucket id: the recall side, then the precision side."""
 
 LABELS: dict[str, str] = {
+    "other_type_or_key": "same fact, other type or key",
     "never_offered": "relation never offered",
     "refused": "refused by the Validator",
     "wrong_relation": "wrong relation",
@@ -181,9 +183,9 @@ class Group(_Frozen):
 
 
 class Diagnosis(_Frozen):
-    """Where one row loses facts: 11 recall buckets, 3 precision classes, and what fixes need.
+    """Where one row loses facts: 12 recall buckets, 3 precision classes, and what fixes need.
 
-    ``buckets`` holds all 14 buckets, recall side first, in the spec's order (so
+    ``buckets`` holds all 15 buckets, recall side first, in the spec's order (so
     ``{b.bucket: b.count for b in found.buckets if b.count}`` shows both sides, as the spec's
     example prints). ``recall_side`` and ``precision_side`` split them.
     """
@@ -214,7 +216,7 @@ class Diagnosis(_Frozen):
 
     @property
     def recall_side(self) -> tuple[Bucket, ...]:
-        """The 11 recall buckets, in order."""
+        """The 12 recall buckets, in order."""
         return self.buckets[: len(RECALL_BUCKETS)]
 
     @property

@@ -93,6 +93,10 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
         if nearest is not None:
             near[mask] = nearest[mask]
 
+    near_gold, near_pred = view.score.near.pairs()
+    at = np.minimum(np.searchsorted(near_gold, rows), max(len(near_gold) - 1, 0))
+    is_near = (near_gold[at] == rows) if len(near_gold) else np.zeros(len(rows), dtype=bool)
+    land("other_type_or_key", is_near, near_pred[at] if len(near_gold) else None)
     if rules.forms is not None:
         offered = _offered(view, rows, rules.forms)
         if np.any(offered == 1):

@@ -16,14 +16,24 @@ def _share(value: float | None) -> str:
 
 
 def _table(buckets: tuple[Bucket, ...], width: int) -> list[str]:
-    return [f"  {b.label:<{width}}{_count(b.count):<8}{_share(b.share)}".rstrip() for b in buckets]
+    return [
+        f"  {b.label:<{width}}{_count(b.count):<8}{_share(b.share)}".rstrip()
+        for b in buckets
+        if b.count or b.bucket not in _SHOWN_WHEN_COUNTED
+    ]
+
+
+# Printed only when it holds a miss, so a run without near misses prints the spec's 11 rows
+# (DECISIONS #110).
+_SHOWN_WHEN_COUNTED = frozenset({"other_type_or_key"})
 
 
 def render_diagnosis(diagnosis: Diagnosis) -> str:
     """The table (label, misses, share; — where the run cannot say), then examples and notes.
 
     The first lines are exactly the spec's: ``where it loses facts  (<row>: <n> misses)``, a
-    header ``misses  share`` and one line per recall bucket. Each example reads ``e.g. <label>:
+    header ``misses  share`` and one line per recall bucket (``same fact, other type or key``
+    only when it holds a miss). Each example reads ``e.g. <label>:
     <doc>: <subject> · <predicate> · <object> (<why>)``. The false positives follow as a second
     table, then each bucket's note.
     """

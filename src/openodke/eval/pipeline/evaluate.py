@@ -314,6 +314,14 @@ def _row(
     return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
 
 
+def first_notes(
+    notes: Sequence[str], stage_notes: Sequence[str], first: Sequence[str]
+) -> list[str]:
+    """The report's notes: the first warnings (nothing in common, near misses) before the
+    inputs' and the stage's other notes."""
+    return [*first, *notes, *(n for n in stage_notes if n not in first)]
+
+
 def _report(
     name: str,
     score: ExtractionScore,
@@ -324,8 +332,6 @@ def _report(
     title: str | None,
 ) -> EvalReport:
     stage = score.report(stage="extract")
-    warning = score.unlabelled_warning()
-    first = [warning] if warning is not None else []  # before every other note
     return EvalReport(
         title=title or f"{name} against {inputs.dataset.name or 'gold'}",
         n=stage.n,
@@ -333,7 +339,7 @@ def _report(
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         rows=rows,
         stages=[stage],
-        notes=first + notes + [n for n in stage.notes if n != warning],
+        notes=first_notes(notes, stage.notes, score.warnings),
         diagnosis=[],
         fixes=[],
         comparison=None,

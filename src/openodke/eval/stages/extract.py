@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from openodke.eval.engine.matching import (
     Matching,
     match_keys,
 )
+from openodke.eval.engine.near import NearMisses, near_misses
 from openodke.eval.stages.labels import GoldFact
 from openodke.eval.stages.stage_report import StageReport, safe_div
 from openodke.protocols import bind_stage, call_stage
@@ -66,6 +68,22 @@ class ExtractionScore:
     gold: FactColumns | None = None
     predicted: FactColumns | None = None
     aligner: Aligner | None = None
+
+    @cached_property
+    def near(self) -> NearMisses:
+        """Misses a prediction would match but for a type, a key's form, a predicate's case or a
+        document id's form (:mod:`~openodke.eval.engine.near`)."""
+        if self.gold is None or self.predicted is None:
+            raise ValueError("this score holds no columns: score it with score_keys")
+        return near_misses(self.matching, self.gold, self.predicted)
+
+    @cached_property
+    def warnings(self) -> tuple[str, ...]:
+        """What is said before any table: most predictions share nothing with the gold, and
+        the near misses (:func:`~openodke.eval.stages.first_warnings.first_warnings`)."""
+        from openodke.eval.stages.first_warnings import warnings_of
+
+        return tuple(warnings_of(self))
 
     def document_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """tp, fp, fn per document of ``matching.documents`` (uncited errors excluded)."""
@@ -190,7 +208,10 @@ class ExtractionScore:
     def _notes(self, breakdown: dict[str, dict[str, object]]) -> list[str]:
         m = self.matching
         warning = self.unlabelled_warning()
-        notes = [warning] if warning is not None else []
+        if self.gold is not None and self.predicted is not None:
+            notes = list(self.warnings)  # the unlabelled warning among them
+        else:
+            notes = [warning] if warning is not None else []
         zero = [p for p, row in breakdown.items() if row["f1"] == 0.0]
         if zero:
             shown = ", ".join(zero[:12])

@@ -1,0 +1,82 @@
+"""What a score says before any table: the run shares nothing with the gold, or near misses.
+
+A zero score never goes unexplained (surface.md, "Entity identity when matching"). Two warnings
+come first, each with two examples and the likely fix:
+
+- *nothing in common*: more than half of the predictions cite no labelled document (they are
+  unscored), or more than half of the scored predictions name no entity the gold names (neither
+  end's identity name nor bare name is an end of a gold fact);
+- *near misses*: one line per kind (type, key, predicate, document) with misses
+  (:mod:`~openodke.eval.engine.near`).
+
+``odke eval extract`` and ``odke eval pipeline`` print them first; the StageReport's and the
+EvalReport's notes start with them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from openodke.eval.engine.joins import distinct, member
+from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
+from openodke.eval.engine.near import fact_words
+
+if TYPE_CHECKING:
+    from openodke.eval.stages.extract import ExtractionScore
+
+__all__ = ["first_warnings", "warnings_of"]
+
+
+def first_warnings(score: ExtractionScore) -> list[str]:
+    """The lines to say before anything else about ``score`` (none when all is well)."""
+    return list(score.warnings)
+
+
+def warnings_of(score: ExtractionScore) -> list[str]:
+    """Worked out once per score (:attr:`ExtractionScore.warnings` keeps them)."""
+    return [*_nothing_in_common(score), *score.near.lines()]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part:,} of {whole:,} ({part / whole * 100:.1f}%)"
+
+
+def _quoted(values: list[str]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+def _nothing_in_common(score: ExtractionScore) -> list[str]:
+    m, g, p = score.matching, score.gold, score.predicted
+    warning = score.unlabelled_warning()  # the documents: one wording (DECISIONS 109)
+    out = [warning] if warning is not None else []
+    if g is None or p is None or not len(m.gold_status) or not len(m.pred_status):
+        return out
+    counted = m.pred_status != DUPLICATE
+    scored = np.flatnonzero(counted & (m.pred_status != UNSCORED))
+    hits = int(np.count_nonzero(m.pred_status == HIT))
+    if not len(scored) or 2 * hits >= len(scored):
+        return out  # most predictions are hits: they share names with the gold
+    entity = ~g.keys.literal
+    names = distinct(
+        np.concatenate(
+            [g.subject_node, g.subject_bare, g.object_node[entity], g.object_bare[entity]]
+        )
+    )
+    shared = member(p.subject_node[scored], names, ready=True)
+    shared |= member(p.subject_bare[scored], names, ready=True)
+    theirs = ~p.keys.literal[scored]
+    shared |= theirs & member(p.object_node[scored], names, ready=True)
+    shared |= theirs & member(p.object_bare[scored], names, ready=True)
+    strangers = scored[~shared]
+    if 2 * len(strangers) > len(scored):
+        said = [fact_words(f) for f in p.rows.fetch(strangers[:2].tolist())]
+        labelled = [fact_words(f) for f in g.rows.fetch(list(range(min(2, len(g)))))]
+        out.append(
+            f"nothing in common: {_share(len(strangers), len(scored))} scored predictions name "
+            f"no entity the gold names, e.g. written {'; '.join(said)}, while the gold has "
+            f"{'; '.join(labelled)}. Fix: write entity keys as the gold does (the name, or "
+            "`Type:name` with the entity's own type), for the facts the labels cover"
+        )
+    return out
