@@ -27,7 +27,7 @@ if keyhash.COMPILED:
 
 names = st.sampled_from(
     ["ada", "Ada ", "bob", "", "é", "x y", "Person:Ada", "person : ADA", "É:x", "a:", ":b",
-     "Thing:\x1cQ", "x\t\n y", "ß  Straße", "İ"]
+     "Thing:\x1cQ", "x\t\n y", "ß  Straße", "İ", "Person:" + "Long Name " * 40, " : ", "a :b"]
 )  # fmt: skip
 values = st.one_of(
     st.integers(-(10**20), 10**20),

@@ -83,38 +83,9 @@ enum { SUBJECT, OBJECT, PREDICATE, SUBJECT_NODE, OBJECT_NODE, SUBJECT_TYPE, OBJE
 /* Whitespace as str.split() sees it, for ASCII. */
 static int is_space(unsigned char c) { return (c >= 9 && c <= 13) || (c >= 28 && c <= 32); }
 
-/* " ".join(text.casefold().split()): built here for ASCII text, by fold_of otherwise. */
+/* " ".join(text.casefold().split()), by fold_of (the ASCII keys are folded in key_parts). */
 static PyObject *folded(PyObject *text, PyObject *fold_of) {
-    if (!PyUnicode_Check(text) || !PyUnicode_IS_ASCII(text))
-        return PyObject_CallOneArg(fold_of, text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    const unsigned char *s = PyUnicode_1BYTE_DATA(text);
-    int done = 1;
-    for (Py_ssize_t i = 0; i < n && done; i++) {
-        unsigned char c = s[i];
-        if ((c >= 'A' && c <= 'Z') || (is_space(c) && (c != ' ' || i == 0 || i == n - 1 || s[i - 1] == ' ')))
-            done = 0;
-    }
-    if (done) return Py_NewRef(text);
-    PyObject *out = PyUnicode_New(n, 127);
-    if (out == NULL) return NULL;
-    unsigned char *d = PyUnicode_1BYTE_DATA(out);
-    Py_ssize_t m = 0;
-    int pending = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (is_space(c)) {
-            pending = m > 0;
-            continue;
-        }
-        if (pending) d[m++] = ' ';
-        pending = 0;
-        d[m++] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-    }
-    if (m == n) return out;
-    PyObject *shorter = PyUnicode_Substring(out, 0, m);
-    Py_DECREF(out);
-    return shorter;
+    return PyObject_CallOneArg(fold_of, text);
 }
 
 /* hash(text[start:stop]); -1 with an error set on failure. */
@@ -126,10 +97,57 @@ static Py_hash_t part_hash(PyObject *text, Py_ssize_t start, Py_ssize_t stop) {
     return h;
 }
 
+/* Fold ASCII text into out (as folded() does); return its length. */
+static Py_ssize_t fold_ascii(const unsigned char *s, Py_ssize_t n, unsigned char *out) {
+    Py_ssize_t m = 0;
+    int pending = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (is_space(c)) {
+            pending = m > 0;
+            continue;
+        }
+        if (pending) out[m++] = ' ';
+        pending = 0;
+        out[m++] = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+    }
+    return m;
+}
+
+/* key_parts for folded ASCII text: the hashes str would give its slices (an ASCII str hashes
+ * its bytes, Objects/unicodeobject.c), with no str made. */
+static void ascii_parts(const unsigned char *d, Py_ssize_t m, Py_hash_t *whole, Py_hash_t *prefix,
+                        Py_hash_t *rest) {
+    *whole = _Py_HashBytes(d, m);
+    *prefix = -1;
+    *rest = *whole;
+    const unsigned char *colon = m ? memchr(d, ':', (size_t)m) : NULL;
+    if (colon == NULL || colon == d) return;
+    Py_ssize_t at = colon - d;
+    Py_ssize_t stop = d[at - 1] == ' ' ? at - 1 : at;
+    Py_ssize_t start = at + 1 < m && d[at + 1] == ' ' ? at + 2 : at + 1;
+    if (stop > 0 && start < m) {
+        *prefix = _Py_HashBytes(d, stop);
+        *rest = _Py_HashBytes(d + start, m - start);
+    }
+}
+
 /* An entity key's hashes (identity.key_parts): its folded whole, and, when it reads
  * "prefix:rest" with both non-blank, the folded prefix's and the rest's (prefix -1 when not). */
 static int key_parts(PyObject *key, PyObject *fold_of, Py_hash_t *whole, Py_hash_t *prefix,
                      Py_hash_t *rest) {
+    if (PyUnicode_Check(key) && PyUnicode_IS_ASCII(key)) {
+        Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+        unsigned char small[256];
+        unsigned char *d = n <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)n);
+        if (d == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        ascii_parts(d, fold_ascii(PyUnicode_1BYTE_DATA(key), n, d), whole, prefix, rest);
+        if (d != small) PyMem_Free(d);
+        return 0;
+    }
     PyObject *w = folded(key, fold_of);
     if (w == NULL) return -1;
     int err = -1;

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -84,15 +84,34 @@ def _group(
 
 
 def predicate_forms(raw: np.ndarray, names: Mapping[int, str]) -> tuple[np.ndarray, dict[int, str]]:
-    """Predicates as matching compares them: each raw hash (``names`` names it) becomes the hash
-    of its lookup form (case-folded, ``_`` as a space, whitespace collapsed); with the names of
-    the new hashes (the first name seen of each form)."""
-    distinct = np.unique(raw)  # few: mapping the distinct values beats hashing every row
-    forms = np.array([hash(lookup_form(names[h])) for h in distinct.tolist()], np.int64)
+    """Predicates as matching compares them: each raw hash (``names`` names it, and may name
+    more) becomes the hash of its lookup form (case-folded, ``_`` as a space, whitespace
+    collapsed); with the names of the new hashes (of each form, the spelling first seen)."""
+    known, forms, named = _forms_of(names)
+    return forms[np.searchsorted(known, raw)], named
+
+
+_LAST: list[tuple[Mapping[int, str], int, np.ndarray, np.ndarray, dict[int, str]]] = []
+
+
+def _forms_of(names: Mapping[int, str]) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+    """The sorted raw hashes ``names`` holds, their forms, and the forms' names; the blocks of a
+    file share one growing ``names``, so the last answer serves until it grows."""
+    if _LAST and _LAST[0][0] is names and _LAST[0][1] == len(names):
+        return _LAST[0][2:]
+    known = np.fromiter(names, np.int64, len(names))
+    known.sort()
+    forms = np.fromiter((_form(names[h]) for h in known.tolist()), np.int64, len(known))
     named: dict[int, str] = {}
-    for h, form in zip(distinct.tolist(), forms.tolist(), strict=True):
-        named.setdefault(form, names[h])
-    return forms[np.searchsorted(distinct, raw)], named
+    for name in names.values():  # in the order first seen
+        named.setdefault(_form(name), name)
+    _LAST[:] = [(names, len(names), known, forms, named)]
+    return known, forms, named
+
+
+@lru_cache(maxsize=4096)
+def _form(name: str) -> int:
+    return hash(lookup_form(name))
 
 
 @dataclass
