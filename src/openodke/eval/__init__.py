@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from openodke.eval.ablation import run_ablation
     from openodke.eval.compare import Comparison, compare_items
+    from openodke.eval.engine.identity import Identity, read_type_map
     from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
     from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
     from openodke.eval.refusals import RefusalLabel, report_refusals
@@ -58,6 +59,7 @@ __all__ = [
     "DocItem",
     "GateLabel",
     "GoldFact",
+    "Identity",
     "GroundingLabel",
     "Interval",
     "LinkRow",
@@ -93,6 +95,7 @@ __all__ = [
     "mcnemar",
     "paired_bootstrap",
     "read_items",
+    "read_type_map",
     "report_refusals",
     "run_ablation",
     "run_extract",
@@ -106,6 +109,8 @@ _HOMES: dict[str, str] = {
     "run_ablation": "openodke.eval.ablation",
     "Comparison": "openodke.eval.compare",
     "compare_items": "openodke.eval.compare",
+    "Identity": "openodke.eval.engine.identity",
+    "read_type_map": "openodke.eval.engine.identity",
     "DocItem": "openodke.eval.engine.items",
     "RightWrongItem": "openodke.eval.engine.items",
     "read_items": "openodke.eval.engine.items",
