@@ -83,6 +83,12 @@ CASES = [
         id="other-predicate-is-not-near",
     ),
     pytest.param(
+        [fact("ada", "employer", "acme", o_type="Award")],
+        (0, 1, 3),
+        {},  # another predicate and another type: still no near miss (the Vicuna case)
+        id="other-predicate-and-type-is-not-near",
+    ),
+    pytest.param(
         [fact("cy", "works_at", "gamma", "doc2"), fact("cy", "works_at", "gamma", "doc3")],
         (0, 0, 3),  # both cite unlabelled documents: unscored, no false positive
         {"document": 1},

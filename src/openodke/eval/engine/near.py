@@ -4,7 +4,7 @@ After matching, a gold row that is not a hit (missing, wrong value, wrong entity
 when a prediction that is not a hit either would match it but for one of (tried in this order;
 each gold row and each prediction counts in one kind at most, paired one to one):
 
-- ``type``: same document, rests (predicate, polarity, qualifiers) and bare names, and an end's
+- ``type``: same document, predicate, rests (polarity, qualifiers) and bare names, and an end's
   effective types are both declared and differ (``Person:ann`` typed ``Agent`` against
   ``ann``/Person is a type miss: the bare names agree);
 - ``key``: same document, rests and bare names, no declared types in conflict, and an end's
@@ -220,7 +220,12 @@ def _type_or_key(
     def code(c: FactColumns, rows: np.ndarray) -> np.ndarray:
         k = c.keys
         return mix(
-            k.subject_rest[rows], k.object_rest[rows], c.subject_bare[rows], c.object_bare[rows]
+            k.predicate[rows],
+            k.literal[rows].astype(np.int64),
+            k.subject_rest[rows],
+            k.object_rest[rows],
+            c.subject_bare[rows],
+            c.object_bare[rows],
         )
 
     def conflict(i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -264,7 +269,7 @@ def _predicate(
         form = form_of[np.searchsorted(hashes, k.predicate[rows])]
         return mix(
             form,
-            c.polarity[rows].astype(np.int64),
+            k.subject_rest[rows],  # polarity and identity qualifiers
             k.literal[rows].astype(np.int64),
             k.subject_name[rows],
             k.subject_type[rows],
