@@ -211,3 +211,54 @@ def test_an_unknown_match_mode_is_exit_2():
     assert result.exit_code == 2 and "--match: 'fuzzy' is not one of identity, names" in (
         result.stderr
     )
+
+
+ADAPTERS = ROOT / "tests" / "fixtures" / "adapters"  # written by the real libraries
+
+
+def _adapter_gold(tmp: Path) -> Path:
+    """Gold for the adapter fixtures' two texts, typed as the user's ontology types them."""
+    rows = [
+        ("halden.txt", ("Ada Brandt", "Person"), "founded", ("Halden Robotics", "Company")),
+        ("halden.txt", ("Halden Robotics", "Company"), "located_in", ("Tromsø", "City")),
+        ("veska.txt", ("Tomas Quill", "Person"), "founded", ("Veska Labs", "Company")),
+        ("veska.txt", ("Tomas Quill", "Person"), "worked_at", ("Halden Robotics", "Company")),
+    ]
+    out = tmp / "adapter-gold.jsonl"
+    with out.open("w") as f:
+        for doc, (s, s_type), p, (o, o_type) in rows:
+            fact = {"subject": {"key": s, "type": s_type}, "predicate": p,
+                    "object_entity": {"key": o, "type": o_type}}  # fmt: skip
+            f.write(json.dumps({"doc_id": doc, "fact": fact}) + "\n")
+    return out
+
+
+@pytest.mark.parametrize(
+    ("adapter", "output", "names", "before", "after"),
+    [
+        # GraphRAG's default types (ORGANIZATION, GEO, PERSON): nothing matches until mapped;
+        # its sentence description ("Tomas Quill previously worked at ...") never does.
+        ("graphrag", "graphrag/csv", {"ORGANIZATION": "Company", "GEO": "City",
+                                      "PERSON": "Person"}, (0, 6, 4), (3, 3, 1)),
+        # LangChain without allowed_nodes: Location for the city; FOUNDED is founded.
+        ("langchain", "langchain/dumps.json", {"Location": "City"}, (3, 5, 1), (4, 4, 0)),
+    ],
+)  # fmt: skip
+def test_real_adapter_output_scores_through_a_type_map(
+    tmp_path, adapter, output, names, before, after
+):
+    type_map = tmp_path / "types.json"
+    type_map.write_text(json.dumps(names))
+
+    def counts(*more: str) -> tuple[int, int, int]:
+        result = run_odke(
+            "eval", "pipeline", "--labels", str(_adapter_gold(tmp_path)),
+            "--documents", str(ADAPTERS / "texts"), "--adapter", adapter,
+            "--predictions", str(ADAPTERS / output), "--json", *more,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+        c = json.loads(result.stdout)["rows"][0]["counts"]
+        return c["hits"], c["over_extraction"], c["under_extraction"]
+
+    assert counts() == before
+    assert counts("--type-map", str(type_map)) == after
