@@ -68,6 +68,9 @@ def replay(
     """
     cited = docs if isinstance(docs, DocColumn) else DocColumn.of_cited(list(docs))
     table = keys if isinstance(keys, KeyTable) else KeyTable.of(list(keys))
+    aligner = view.score.aligner
+    if aligner is not None:  # compared as the row's predictions were (type map, untyped ends)
+        table = aligner.keys(table, cited, view.predicted.types)
     m = view.score.matching
     ng = len(m.gold_status)
     pred_key = m.rows.key[ng:]
