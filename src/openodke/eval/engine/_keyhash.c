@@ -3,7 +3,7 @@
  * For each fact (a decoded struct or a pydantic Fact: the same attributes) it hashes the parts
  * KeyTable.of_parts hashes:
  *   subject rest (polarity, scoped), object rest (polarity,), the predicate
- *   each end's identity name (openodke.eval.engine.identity: the key case-folded and
+ *   each end's identity name (openodke.eval.engine.fold: the key case-folded and
  *   whitespace-collapsed, its leading "Type:" dropped when it is the end's own type), its bare
  *   name (any leading "X:" dropped) and its type
  * with Python's own hash, so the two paths give the same numbers; what the diagnosis joins on
@@ -83,11 +83,6 @@ enum { SUBJECT, OBJECT, PREDICATE, SUBJECT_NODE, OBJECT_NODE, SUBJECT_TYPE, OBJE
 /* Whitespace as str.split() sees it, for ASCII. */
 static int is_space(unsigned char c) { return (c >= 9 && c <= 13) || (c >= 28 && c <= 32); }
 
-/* " ".join(text.casefold().split()), by fold_of (the ASCII keys are folded in key_parts). */
-static PyObject *folded(PyObject *text, PyObject *fold_of) {
-    return PyObject_CallOneArg(fold_of, text);
-}
-
 /* hash(text[start:stop]); -1 with an error set on failure. */
 static Py_hash_t part_hash(PyObject *text, Py_ssize_t start, Py_ssize_t stop) {
     PyObject *part = PyUnicode_Substring(text, start, stop);
@@ -97,7 +92,7 @@ static Py_hash_t part_hash(PyObject *text, Py_ssize_t start, Py_ssize_t stop) {
     return h;
 }
 
-/* Fold ASCII text into out (as folded() does); return its length. */
+/* Fold ASCII text into out, as " ".join(text.casefold().split()) would; return its length. */
 static Py_ssize_t fold_ascii(const unsigned char *s, Py_ssize_t n, unsigned char *out) {
     Py_ssize_t m = 0;
     int pending = 0;
@@ -132,7 +127,7 @@ static void ascii_parts(const unsigned char *d, Py_ssize_t m, Py_hash_t *whole, 
     }
 }
 
-/* An entity key's hashes (identity.key_parts): its folded whole, and, when it reads
+/* An entity key's hashes (fold.key_parts): its folded whole, and, when it reads
  * "prefix:rest" with both non-blank, the folded prefix's and the rest's (prefix -1 when not). */
 static int key_parts(PyObject *key, PyObject *fold_of, Py_hash_t *whole, Py_hash_t *prefix,
                      Py_hash_t *rest) {
@@ -148,7 +143,7 @@ static int key_parts(PyObject *key, PyObject *fold_of, Py_hash_t *whole, Py_hash
         if (d != small) PyMem_Free(d);
         return 0;
     }
-    PyObject *w = folded(key, fold_of);
+    PyObject *w = PyObject_CallOneArg(fold_of, key);  /* " ".join(key.casefold().split()) */
     if (w == NULL) return -1;
     int err = -1;
     if (!PyUnicode_Check(w)) {
