@@ -262,3 +262,25 @@ def test_real_adapter_output_scores_through_a_type_map(
 
     assert counts() == before
     assert counts("--type-map", str(type_map)) == after
+
+
+def test_the_python_api_compares_as_the_cli_does(tmp_path):
+    from openodke.eval import GoldFact, Identity, evaluate_extraction, read_type_map
+    from openodke.eval.engine.jsonl import load_jsonl
+    from openodke.interop.triples import read_triples, to_fact
+    from openodke.ontology import Ontology
+    from openodke.types import Document
+
+    labels = _rewrite_keys(tmp_path, "named", _named)
+    predictions = _typed_triples(tmp_path, LANGCHAIN)
+    type_map = tmp_path / "types.json"
+    type_map.write_text(json.dumps(LANGCHAIN))
+    ontology = Ontology.load(EXAMPLE / "ontology.json")
+    docs = {p.stem: Document(id=p.name, text=p.read_text()) for p in (EXAMPLE / "texts").iterdir()}
+    facts = [to_fact(row, docs[row.doc], ontology) for row in read_triples(predictions)]
+    identity = Identity(type_map=read_type_map(type_map), ontology=ontology)
+    api = evaluate_extraction(load_jsonl(labels, GoldFact), facts, identity=identity).metrics
+    assert (api["tp"], api["fp"], api["fn"]) == (10, 3, 2)
+    assert _counts(
+        "--labels", labels, "--predictions", predictions, *ONTOLOGY, "--type-map", type_map
+    ) == {"hits": api["tp"], "over_extraction": api["fp"], "under_extraction": api["fn"]}
