@@ -120,8 +120,7 @@ def one_source(predictions: Path | None, run: str | None, *, required: str | Non
 
 def identity_options(type_map: Path | None, match: str) -> tuple[dict[str, str], str]:
     """``--type-map`` read and ``--match`` checked: what ``Identity`` is made of."""
-    from openodke.eval.engine.identity import MATCH_MODES, read_type_map
+    from openodke.eval.engine.identity import Identity, read_type_map
 
-    if match not in MATCH_MODES:
-        raise InputError(f"--match: {match!r} is not one of {', '.join(MATCH_MODES)}")
+    Identity(match=match)  # type: ignore[arg-type]  # refused here, before any file is read
     return (read_type_map(type_map) if type_map is not None else {}), match
