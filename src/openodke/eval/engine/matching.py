@@ -15,17 +15,15 @@ gold row of a group (in input order) pairs with the k-th prediction of that grou
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
 
 import numpy as np
 
 from openodke.doc_ids import DocIds, join_ids
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
-from openodke.types import Fact, normalise_value
+from openodke.eval.engine.match_key import MatchKey, decode_key, encode_key, fact_key
 
 __all__ = [
     "DUPLICATE",
@@ -56,73 +54,6 @@ STATUS_NAMES = (
     "duplicate",
     "unscored",
 )
-_SEP = "\x1f"
-
-
-class MatchKey(NamedTuple):
-    """What matching reads of a fact: identity, with the literal object normalised."""
-
-    predicate: str
-    subject: str
-    subject_type: str
-    literal: bool
-    object: str
-    object_type: str
-    polarity: str
-    scoped: tuple[tuple[str, str], ...]
-
-
-def encode_key(key: MatchKey) -> str:
-    """One string per key: ``predicate␟subject␟type␟(L|E)object␟object type␟polarity␟scoped``
-    (the keys as written; :mod:`~openodke.eval.engine.fold` says how they compare)."""
-    scoped = repr(key.scoped) if key.scoped else ""
-    kind = "L" if key.literal else "E"
-    return _SEP.join(
-        (
-            key.predicate,
-            key.subject,
-            key.subject_type,
-            kind + key.object,
-            key.object_type,
-            key.polarity,
-            scoped,
-        )
-    )
-
-
-def decode_key(text: str) -> MatchKey:
-    """The MatchKey an encoded key came from."""
-    predicate, subject, subject_type, obj, object_type, polarity, scoped = text.split(_SEP)
-    return MatchKey(
-        predicate,
-        subject,
-        subject_type,
-        obj[0] == "L",
-        obj[1:],
-        object_type,
-        polarity,
-        ast.literal_eval(scoped) if scoped else (),
-    )
-
-
-def fact_key(fact: Fact) -> str:
-    """A Fact's encoded key."""
-    if fact.object_entity is not None:
-        literal, obj, kind = False, fact.object_entity.key, fact.object_entity.type
-    else:
-        literal, obj, kind = True, normalise_value(fact.object_value), ""
-    return encode_key(
-        MatchKey(
-            fact.predicate,
-            fact.subject.key,
-            fact.subject.type,
-            literal,
-            obj,
-            kind,
-            fact.polarity.value,
-            fact.scoped,
-        )
-    )
 
 
 @dataclass
