@@ -223,13 +223,21 @@ class KeyTable:
                 for h, name in t.predicates.items():
                     predicates.setdefault(h, name)
         arrays = {name: np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS}
-        return cls(**arrays, predicates=predicates, strings=strings)
+        table = cls(**arrays, predicates=predicates, strings=strings)
+        for name in _DERIVED:  # groups the parts worked out already are not mixed again
+            if all(name in t.__dict__ for t in tables):
+                table.__dict__[name] = np.concatenate([t.__dict__[name] for t in tables])
+        return table
 
     def take(self, rows: np.ndarray) -> KeyTable:
         """The rows ``rows``."""
         strings = None if self.strings is None else [self.strings[i] for i in rows.tolist()]
         arrays = {name: getattr(self, name)[rows] for name in _ARRAYS}
-        return KeyTable(**arrays, predicates=self.predicates, strings=strings)
+        table = KeyTable(**arrays, predicates=self.predicates, strings=strings)
+        for name in _DERIVED:
+            if name in self.__dict__:
+                table.__dict__[name] = self.__dict__[name][rows]
+        return table
 
     def predicate_ids(self) -> tuple[np.ndarray, list[str]]:
         """Each row's predicate as an index into the returned names."""
@@ -238,6 +246,8 @@ class KeyTable:
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 
+_DERIVED = ("subject", "object", "key")
+"""The cached properties mixed from the parts: carried along by concat and take."""
 _ARRAYS = (
     "subject_rest",
     "object_rest",

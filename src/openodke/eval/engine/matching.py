@@ -181,6 +181,7 @@ def match_keys(
     doc_ids, doc_hashes, g_doc = _documents(g_docs, labelled)
     joined = doc_ids.joined
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
+    g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
