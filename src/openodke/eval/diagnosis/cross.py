@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from openodke.eval.diagnosis.names import key_string
 from openodke.eval.diagnosis.sentences import SentenceEvidence
 from openodke.eval.diagnosis.texts import TextAnswers, sentences_naming
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.fold import key_parts
 from openodke.eval.engine.joins import member, mix
 from openodke.eval.engine.key_table import KeyTable, hashes_of
+from openodke.eval.engine.match_key import fact_key
 from openodke.eval.engine.matching import DUPLICATE
 from openodke.types import normalise_value
 
@@ -190,7 +190,7 @@ class CrossSentence:
         doc_id = g.docs.names[int(g.docs.hashes[i])]
         if self.evidence is not None:
             fact = ends.fact(i)
-            ids = self.evidence.facts.get((doc_id, key_string(fact)))
+            ids = self.evidence.facts.get((doc_id, fact_key(fact)))
             if ids:
                 return "evidence in sentences " + ", ".join(map(str, sorted(set(ids))))
             places = self.evidence.mentions.get(doc_id, {})

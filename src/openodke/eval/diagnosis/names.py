@@ -16,10 +16,9 @@ import numpy as np
 
 from openodke.eval.diagnosis.sentences import bare_key, name_key
 from openodke.eval.engine.columns import FactColumns
-from openodke.eval.engine.matching import MatchKey, encode_key
 from openodke.types import normalise_value
 
-__all__ = ["Ends", "end_names", "entity_names", "key_string", "name_keys", "scoped_of"]
+__all__ = ["Ends", "end_names", "entity_names", "name_keys", "scoped_of"]
 
 _LITERALS = (str, int, float, bool)  # an end that is none of these is an entity
 
@@ -59,30 +58,6 @@ def scoped_of(fact: Any) -> tuple[tuple[str, str], ...]:
     """Sorted ``(key, repr(value))`` of a fact's identity qualifiers that are present."""
     q = fact.qualifiers
     return tuple(sorted((k, repr(q[k])) for k in fact.identity_keys if k in q))
-
-
-def _polarity(fact: Any) -> str:
-    return str(fact.polarity.value if hasattr(fact.polarity, "value") else fact.polarity)
-
-
-def key_string(fact: Any) -> str:
-    """A fact's encoded match key (:func:`~openodke.eval.engine.matching.fact_key`), for a Fact
-    or a decoded struct."""
-    target = fact.object_entity
-    literal = target is None
-    obj = normalise_value(fact.object_value) if literal else target.key
-    return encode_key(
-        MatchKey(
-            fact.predicate,
-            fact.subject.key,
-            fact.subject.type,
-            literal,
-            obj,
-            "" if literal else target.type,
-            _polarity(fact),
-            scoped_of(fact),
-        )
-    )
 
 
 class Ends:

@@ -6,10 +6,10 @@ diagnosis' joins on dataset evidence) name a fact by. The engine hashes the same
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from openodke.eval.engine.key_table import SEP
-from openodke.types import Fact, normalise_value
+from openodke.types import normalise_value
 
 __all__ = ["MatchKey", "decode_key", "encode_key", "fact_key"]
 
@@ -60,21 +60,20 @@ def decode_key(text: str) -> MatchKey:
     )
 
 
-def fact_key(fact: Fact) -> str:
-    """A Fact's encoded key."""
-    if fact.object_entity is not None:
-        literal, obj, kind = False, fact.object_entity.key, fact.object_entity.type
-    else:
-        literal, obj, kind = True, normalise_value(fact.object_value), ""
+def fact_key(fact: Any) -> str:
+    """A fact's encoded key: a Fact's, or a decoded struct's (the same attributes)."""
+    target = fact.object_entity
+    literal = target is None
+    q = fact.qualifiers
     return encode_key(
         MatchKey(
             fact.predicate,
             fact.subject.key,
             fact.subject.type,
             literal,
-            obj,
-            kind,
-            fact.polarity.value,
-            fact.scoped,
+            normalise_value(fact.object_value) if literal else target.key,
+            "" if literal else target.type,
+            str(getattr(fact.polarity, "value", fact.polarity)),
+            tuple(sorted((k, repr(q[k])) for k in fact.identity_keys if k in q)),
         )
     )
