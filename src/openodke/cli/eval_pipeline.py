@@ -25,7 +25,9 @@ from openodke.cli.options import (
     Match,
     MaxWorkers,
     NoCache,
+    Prices,
     TypeMap,
+    give_prices,
     identity_options,
 )
 from openodke.errors import InputError
@@ -127,11 +129,13 @@ def pipeline(
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    price: Prices = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
     """
+    give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
         return
