@@ -103,6 +103,26 @@ def give_prices(values: list[str] | None) -> None:
         add_prices(parse_price(value))
 
 
+AllowFailures = Annotated[
+    float | None,
+    typer.Option(
+        "--allow-failures",
+        min=0,
+        max=1,
+        help="The share of facts or documents failed model calls may leave unchecked (0: any "
+        "failure exits 1).",
+    ),
+]
+Rpm = Annotated[
+    float | None,
+    typer.Option("--rpm", min=0, help="At most N requests a minute to each model."),
+]
+Tpm = Annotated[
+    float | None,
+    typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
+]
+
+
 @contextmanager
 def naming(**paths: Path | None) -> Iterator[None]:
     """Make a refusal raised inside name the inputs it is about: one without a path gets the
