@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +24,7 @@ from openodke.cli.options import (
     BudgetUsd,
     Cache,
     Describe,
+    FailUnder,
     Match,
     MaxWorkers,
     NoCache,
@@ -48,6 +51,7 @@ from openodke.eval.pipeline.extras import Extended, extend_result, with_small_se
 from openodke.eval.pipeline.findings import render_findings
 from openodke.eval.pipeline.judge_client import ModelOptions
 from openodke.eval.report.build import report_json
+from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
 from openodke.interop import is_fact_rows
@@ -130,10 +134,14 @@ def pipeline(
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
     price: Prices = None,
+    fail_under: FailUnder = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
+
+    --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
+    X): --fail-under 0.7 --fail-under precision=0.8.
     """
     give_prices(price)
     if describe_:
@@ -141,6 +149,7 @@ def pipeline(
         return
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    floors = parse_floors(fail_under or [])
     how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -186,7 +195,7 @@ def pipeline(
                     track_record=record,
                 ),
             )
-            _emit(result, as_json, items, report, record)
+            _emit(result, as_json, items, report, record, floors=floors)
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
@@ -258,7 +267,7 @@ def pipeline(
             written=facts,
             diagnosis=diagnosis if extras.active else None,
         )
-    _emit(extended.result, as_json, items, report, record, extended)
+    _emit(extended.result, as_json, items, report, record, extended, floors=floors)
 
 
 def _fact_file(predictions: Path, adapter: str) -> bool:
@@ -279,8 +288,12 @@ def _emit(
     report: Path | None,
     record: Path | None = None,
     extended: Extended | None = None,
+    *,
+    floors: Sequence[tuple[str, float]] = (),
 ) -> None:
     result = with_small_set_note(result)
+    gated = check_floors(result.report, floors, row=result.report.rows[0].name)
+    result = replace(result, report=gated)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -317,6 +330,8 @@ def _emit(
             f"track record: appended {count} predicted fix{'' if count == 1 else 'es'} to {record}",
             err=True,
         )
+    sys.stdout.flush()
+    enforce_floors(result.report)  # after every output is written: the report records the gate
 
 
 def register(eval_app: typer.Typer) -> None:
