@@ -54,6 +54,7 @@ from openodke.eval.report.build import report_json
 from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
+from openodke.eval.stages.gold_rows import is_triples_file
 from openodke.interop import is_fact_rows
 from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
@@ -103,8 +104,13 @@ def pipeline(
     type_map: TypeMap = None,
     match: Match = "identity",
     adapter: Annotated[
-        str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
-    ] = "triples",
+        str | None,
+        Opt(
+            "--adapter",
+            help="triples (default), langchain, langextract or graphrag; given, it decides how "
+            "--predictions is read (a --bench set's own submission format is tried only without).",
+        ),
+    ] = None,
     timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
     validator: extra.Validator = False,
     config: Annotated[
@@ -150,6 +156,8 @@ def pipeline(
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
     floors = parse_floors(fail_under or [])
+    sniff = adapter is None  # only then may --predictions be a benchmark's own submission
+    adapter = adapter or "triples"
     how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -176,7 +184,12 @@ def pipeline(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
+        columns = (
+            predictions is not None
+            and _fact_file(predictions, adapter)
+            and not extras.active
+            and not is_triples_file(labels)  # gold as triples rows: read as predictions are
+        )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = how
         if columns:
@@ -214,7 +227,7 @@ def pipeline(
     run_inputs: dict[str, str] = {}
     if predictions is not None:
         run_inputs["predictions"] = str(predictions)
-        if inputs.bench is not None and is_submission(predictions):
+        if inputs.bench is not None and sniff and is_submission(predictions):
             from openodke.bench import read_submission
 
             facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
