@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    Html,
+    MaxWorkers,
+    NoCache,
+    write_page,
+)
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -87,6 +95,7 @@ def register(bench_app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        html: Html = None,
     ) -> None:
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
@@ -111,6 +120,10 @@ def register(bench_app: typer.Typer) -> None:
             raise typer.Exit(2) from None
         files = result.files(folder)
         write_files(files)
+        if html is not None:
+            from openodke.bench import load_bench
+
+            write_page(html, result.report, load_bench(folder).documents)
         if as_json:
             typer.echo(report_json(result.report))
             return

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    Html,
+    MaxWorkers,
+    NoCache,
+    write_page,
+)
 
 __all__ = ["register"]
 
@@ -56,6 +64,7 @@ def register(eval_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        html: Html = None,
     ) -> None:
         if describe:
             typer.echo(_DESCRIBE.rstrip())
@@ -84,3 +93,4 @@ def register(eval_app: typer.Typer) -> None:
         )
         report = run_ablation(parsed, gold, options=options)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
+        write_page(html, report)

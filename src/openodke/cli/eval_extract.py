@@ -20,6 +20,7 @@ from openodke.cli.options import (
     Config,
     Describe,
     Documents,
+    Html,
     Labels,
     Match,
     Ontology,
@@ -29,6 +30,7 @@ from openodke.cli.options import (
     TypeMap,
     identity_options,
     one_source,
+    write_page,
 )
 from openodke.errors import InputError
 from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
@@ -40,6 +42,7 @@ from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.findings import Findings
+    from openodke.eval.report.models import EvalReport
     from openodke.eval.stages.stage_report import StageReport
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
@@ -117,6 +120,7 @@ def extract(
     report: Report = None,
     type_map: TypeMap = None,
     match: Match = "identity",
+    html: Html = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
 
@@ -165,9 +169,13 @@ def extract(
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
-    if report is not None:
-        outputs.append((report, _report_json(score, stage, findings)))
+    made = _report(score, stage, findings) if report is not None or html is not None else None
+    if report is not None and made is not None:
+        from openodke.eval.report.build import report_json
+
+        outputs.append((report, report_json(made)))
     write_outputs(outputs)
+    write_page(html, made, docs)
 
 
 # The diagnosis and the report models are imported where they are needed, after the files
@@ -211,8 +219,8 @@ def _findings(
     return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 
-def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings) -> str:
-    from openodke.eval.report.build import from_stage, report_json, row_from_score
+def _report(score: ExtractionScore, stage: StageReport, findings: Findings) -> EvalReport:
+    from openodke.eval.report.build import from_stage, row_from_score
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
@@ -222,8 +230,7 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         notes=[*score.warnings, *(note for note in (_small_set(score),) if note is not None)],
     )
-    made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
-    return report_json(made)
+    return made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
 
 
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:
