@@ -53,7 +53,7 @@ svg .bar.unmeasured{fill:none;stroke:#94a3b8;stroke-dasharray:4 3}
 svg .limit{fill:#fde68a;opacity:.55}svg .frame{fill:none;stroke:#cbd5e1}
 svg .diagonal{stroke:#94a3b8;stroke-dasharray:5 4}
 svg .curve{fill:none;stroke:#2563eb;stroke-width:1.5}svg circle.mark{stroke:#fff;stroke-width:1}
-.reliability circle{fill:#2563eb}
+svg[data-chart="reliability"] circle.mark{fill:#2563eb;opacity:.85}
 .verdict{font-size:16px}.verdict.better strong,.ok{color:#047857}
 .verdict.worse strong,.bad{color:#b91c1c}.verdict.inconclusive strong{color:#92400e}
 details.examples{margin:8px 0 14px}details.examples summary{cursor:pointer;font-weight:600}
