@@ -91,6 +91,24 @@ BudgetUsd = Annotated[
 BudgetCalls = Annotated[
     int | None, typer.Option("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
 ]
+AllowFailures = Annotated[
+    float | None,
+    typer.Option(
+        "--allow-failures",
+        min=0,
+        max=1,
+        help="The share of facts or documents failed model calls may leave unchecked (0: any "
+        "failure exits 1).",
+    ),
+]
+Rpm = Annotated[
+    float | None,
+    typer.Option("--rpm", min=0, help="At most N requests a minute to each model."),
+]
+Tpm = Annotated[
+    float | None,
+    typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
+]
 
 
 @contextmanager
