@@ -27,6 +27,17 @@ Folder = Annotated[
 ]
 
 
+def _bench_documents(report: object) -> object:
+    """A bench set's documents, when the report names a prepared set that is still there."""
+    dataset = getattr(getattr(report, "run", None), "dataset", None)
+    folder = Path(dataset.path) if dataset is not None and dataset.path else None
+    if folder is None or not (folder / "dataset.json").is_file():
+        return None
+    from openodke.bench import load_bench
+
+    return load_bench(folder).documents
+
+
 def _tables(fmt: str, source: Path, out: Path | None) -> None:
     from openodke.eval.report.export import load_any_report, write_tables
 
@@ -49,7 +60,9 @@ def register(app: typer.Typer) -> None:
         documents: Annotated[
             Path | None,
             typer.Option(
-                "--documents", help="The texts: each diagnosis example is shown in its context."
+                "--documents",
+                help="The texts, so each diagnosis example is shown in its context (a bench "
+                "set's report finds its set's own).",
             ),
         ] = None,
     ) -> None:
@@ -61,13 +74,15 @@ def register(app: typer.Typer) -> None:
         from openodke.eval.report.html import write_html
 
         report = load_any_report(source)
-        docs = None
+        docs: object = None
         if documents is not None:
             from openodke.documents import load_documents
 
             docs = load_documents(documents)
+        else:
+            docs = _bench_documents(report)
         page = out or source.with_suffix(".html")
-        write_html(page, report, documents=docs)
+        write_html(page, report, documents=docs)  # type: ignore[arg-type]
         typer.echo(f"wrote {page}")
 
     @group.command("csv")

@@ -162,6 +162,11 @@ def test_a_page_without_documents_says_the_text_is_missing(triples_report: EvalR
         ),
         ("Nothing here.", "ada · born · 1815", None),
         (
+            "Bleach: Hell Verse (2010) is directed by Noriyuki Abe.",
+            "Bleach : Hell Verse · director · Noriyuki Abe",
+            "<mark>Bleach: Hell Verse</mark> (2010) is directed by <mark>Noriyuki Abe</mark>.",
+        ),
+        (
             "a <b> & Ada\n  Lovelace",
             "ada   lovelace · x · y",
             "a &lt;b&gt; &amp; <mark>Ada Lovelace</mark>",

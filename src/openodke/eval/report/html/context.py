@@ -29,7 +29,12 @@ def _pattern(name: str) -> re.Pattern[str] | None:
     words = name.split()
     if not words:
         return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    pattern = re.escape(words[0])
+    for before, word in zip(words, words[1:], strict=False):
+        # "Bleach : Hell Verse" (a tokenised name) is "Bleach: Hell Verse" in the text
+        loose = not any(c.isalnum() for c in before + word) or not any(c.isalnum() for c in word)
+        pattern += (r"\s*" if loose else r"\s+") + re.escape(word)
+    return re.compile(pattern, re.IGNORECASE)
 
 
 def snippet(text: str, fact: str) -> str | None:
