@@ -5,10 +5,12 @@ The rules a page is written to (docs/contributing.md says the same to writers):
 - A ```` ```console ```` block is run: each line starting with ``$ `` is a shell command
   (a line ending in ``\\`` continues on the next); the lines after it, up to the next ``$ ``,
   are its shown output.
-- A ```` ```python ```` block is run; the page's Python blocks share one interpreter, in order.
+- A ```` ```python ```` block without a title is run; the page's Python blocks share one
+  interpreter, in order.
   A ```` ```text ```` block right after a Python block is that block's shown output.
-- A block of any other language with ``title="path"`` (```` ```yaml title="odke.yaml" ````) is
-  written to that path before the blocks after it run.
+- A block with ``title="path"`` (```` ```yaml title="odke.yaml" ````, a script
+  ```` ```python title="my_extract.py" ````) is written to that path before the blocks after it
+  run.
 - ``<!-- no-test: why -->`` on the line before a fence skips that block (installing from PyPI,
   say); the reason is required.
 

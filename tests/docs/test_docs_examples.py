@@ -79,6 +79,8 @@ class _Python:
         if self.process.stdin is not None:
             self.process.stdin.close()
         self.process.wait(timeout=30)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def _sandbox(tmp_path: Path) -> Path:
@@ -99,7 +101,7 @@ def test_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
         for block in blocks(page):
             if block.skip is not None:
                 continue
-            if block.title is not None and block.language not in ("python", "console"):
+            if block.title is not None and block.language != "console":
                 target = sandbox / block.title
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(block.text, encoding="utf-8")

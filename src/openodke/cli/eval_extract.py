@@ -20,6 +20,7 @@ from openodke.cli.options import (
     Config,
     Describe,
     Documents,
+    FailUnder,
     Html,
     Labels,
     Match,
@@ -121,14 +122,20 @@ def extract(
     type_map: TypeMap = None,
     match: Match = "identity",
     html: Html = None,
+    fail_under: FailUnder = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
 
     Example: odke eval extract --labels gold.jsonl --predictions out/facts.jsonl --items b.items.jsonl
+
+    --fail-under X: exit 1 when the low end of the F1 range (95%, over documents) is under X.
     """
     if describe_:
         typer.echo(describe("extract"))
         return
+    from openodke.eval.report.floors import parse_floors
+
+    floors = parse_floors(fail_under or [])
     if labels is None:
         raise InputError("--labels is required (odke eval extract --describe shows the format)")
     one_source(predictions, run, required="Fact rows, or --run pkg.mod:Extractor")
@@ -153,10 +160,14 @@ def extract(
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     findings = _findings(score, docs, onto, config)
+    wanted = report is not None or html is not None or floors
+    made = _report(score, stage, findings, floors) if wanted else None
     if as_json:
         out = stage.model_dump(mode="json")
         out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
         out["fixes"] = [fix.model_dump(mode="json") for fix in findings.fixes]
+        if made is not None and made.gates:
+            out["gates"] = [gate.model_dump(mode="json") for gate in made.gates]
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         from openodke.eval.pipeline.findings import render_findings
@@ -169,13 +180,16 @@ def extract(
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
-    made = _report(score, stage, findings) if report is not None or html is not None else None
     if report is not None and made is not None:
         from openodke.eval.report.build import report_json
 
         outputs.append((report, report_json(made)))
     write_outputs(outputs)
     write_page(html, made, docs)
+    if made is not None:
+        from openodke.eval.report.floors import enforce_floors
+
+        enforce_floors(made)  # after the outputs: the report records the gate
 
 
 # The diagnosis and the report models are imported where they are needed, after the files
@@ -219,8 +233,15 @@ def _findings(
     return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 
-def _report(score: ExtractionScore, stage: StageReport, findings: Findings) -> EvalReport:
+def _report(
+    score: ExtractionScore,
+    stage: StageReport,
+    findings: Findings,
+    floors: Sequence[tuple[str, float]],
+) -> EvalReport:
+    """The eval report of the row ``extract`` (with its ranges), its floors checked."""
     from openodke.eval.report.build import from_stage, row_from_score
+    from openodke.eval.report.floors import check_floors
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
@@ -230,7 +251,8 @@ def _report(score: ExtractionScore, stage: StageReport, findings: Findings) -> E
         bootstrap=Bootstrap(units=len(score.matching.documents)),
         notes=[*score.warnings, *(note for note in (_small_set(score),) if note is not None)],
     )
-    return made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
+    made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
+    return check_floors(made, floors, row="extract")
 
 
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,6 +24,7 @@ from openodke.cli.options import (
     BudgetUsd,
     Cache,
     Describe,
+    FailUnder,
     Html,
     Match,
     MaxWorkers,
@@ -40,8 +43,12 @@ from openodke.eval.pipeline.extras import Extended, with_small_set_note
 from openodke.eval.pipeline.findings import render_findings
 from openodke.eval.pipeline.judge_client import ModelOptions
 from openodke.eval.report.build import report_json
+from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
 from openodke.eval.report.render import render_report
 from openodke.interop.describe import describe_pipeline
+
+if TYPE_CHECKING:
+    from openodke.types import Document
 
 __all__ = ["is_submission", "register"]
 
@@ -97,16 +104,21 @@ def pipeline(
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    fail_under: FailUnder = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
+
+    --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
+    X): --fail-under 0.7 --fail-under precision=0.8.
     """
     if describe_:
         typer.echo(describe_pipeline())
         return
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    floors = parse_floors(fail_under or [])
     mapped, how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -147,8 +159,17 @@ def pipeline(
         extras=extras,
         on_stderr=_show_stderr,
     )
-    _emit(done.result, as_json, items, report, record, done.extended)
-    write_page(html, done.result.report, done.inputs.documents)
+    _emit(
+        done.result,
+        as_json,
+        items,
+        report,
+        record,
+        done.extended,
+        floors=floors,
+        html=html,
+        documents=done.inputs.documents,
+    )
 
 
 def _show_stderr(line: str) -> None:
@@ -164,8 +185,14 @@ def _emit(
     report: Path | None,
     record: Path | None = None,
     extended: Extended | None = None,
+    *,
+    floors: Sequence[tuple[str, float]] = (),
+    html: Path | None = None,
+    documents: Sequence[Document] = (),
 ) -> None:
     result = with_small_set_note(result)
+    gated = check_floors(result.report, floors, row=result.report.rows[0].name)
+    result = replace(result, report=gated)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -202,6 +229,9 @@ def _emit(
             f"track record: appended {count} predicted fix{'' if count == 1 else 'es'} to {record}",
             err=True,
         )
+    write_page(html, result.report, documents)
+    sys.stdout.flush()
+    enforce_floors(result.report)  # after every output is written: the report records the gate
 
 
 def register(eval_app: typer.Typer) -> None:

@@ -21,6 +21,7 @@ __all__ = [
     "Describe",
     "Documents",
     "Html",
+    "FailUnder",
     "Items",
     "Labels",
     "MaxWorkers",
@@ -76,6 +77,15 @@ Report = Annotated[Path | None, typer.Option("--report", help="Write the eval re
 Html = Annotated[
     Path | None,
     typer.Option("--html", help="Write the report as one self-contained HTML page here."),
+]
+FailUnder = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail-under",
+        metavar="X",
+        help="Exit 1 when the low end of the F1 range is under X; metric=X for precision or "
+        "recall (repeat for several). The report records each gate.",
+    ),
 ]
 
 # The options of every command that calls a model (surface.md, CLI).
