@@ -39,6 +39,7 @@ from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.first_warnings import first_warnings
+from openodke.eval.stages.gold_rows import is_triples_file
 from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
@@ -79,6 +80,16 @@ def score_extract_files(
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
+    if is_triples_file(labels):  # gold as triples rows: read as predictions are
+        from openodke.eval.engine.columns import FactColumns
+        from openodke.eval.engine.fastload import load_facts
+        from openodke.eval.stages.gold_rows import read_gold
+
+        ontology = identity.ontology if identity is not None else None
+        gold_rows = read_gold(labels, documents or (), ontology)
+        ids = [d.id for d in documents] if documents is not None else None
+        said_columns = load_facts(facts_file(predictions))
+        return score_keys(FactColumns.of_gold(gold_rows), said_columns, ids, identity)
     texts = None
     if documents:
         from openodke.eval.diagnosis.texts import TextAnswers
@@ -213,7 +224,12 @@ def _score_run(
 
     if docs is None:
         raise InputError("--run needs --documents: the texts to run the extractor on")
-    gold = load_gold(labels)
+    if is_triples_file(labels):
+        from openodke.eval.stages.gold_rows import read_gold
+
+        gold = FactColumns.of_gold(read_gold(labels, docs, identity.ontology))
+    else:
+        gold = load_gold(labels)
     facts = collect(run_each(load_stage(run), docs), docs, ontology=identity.ontology).facts
     return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs], identity)
 

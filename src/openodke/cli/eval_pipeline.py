@@ -73,8 +73,13 @@ def pipeline(
     type_map: TypeMap = None,
     match: Match = "identity",
     adapter: Annotated[
-        str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
-    ] = "triples",
+        str | None,
+        Opt(
+            "--adapter",
+            help="triples (default), langchain, langextract or graphrag; given, it decides how "
+            "--predictions is read (a --bench set's own submission format is tried only without).",
+        ),
+    ] = None,
     timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
     validator: extra.Validator = False,
     config: Annotated[

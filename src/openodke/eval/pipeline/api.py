@@ -65,7 +65,7 @@ def evaluate_pipeline(
     cmd: str | None = None,
     ontology: str | Path | None = None,
     bench: str | Path | None = None,
-    adapter: str = "triples",
+    adapter: str | None = None,
     type_map: str | Path | Mapping[str, str] | None = None,
     match: str = "identity",
     timeout: float = 600.0,
@@ -82,7 +82,9 @@ def evaluate_pipeline(
     Give one of ``predictions`` (a file already written), ``run`` (``pkg.mod:fn``, a path
     ``file.py:fn``, or the function itself, called with the Documents) or ``cmd`` (run with no
     shell on ``{in}``, a folder of texts, writing ``{out}``); and ``labels`` with ``documents``,
-    or a ``bench`` set from ``odke bench prepare``. ``type_map`` (their type → ours, a dict or a
+    or a ``bench`` set from ``odke bench prepare``. ``adapter`` (triples, langchain,
+    langextract, graphrag) says how the output is read; left None, a bench set's own submission
+    format is recognised as the command does. ``type_map`` (their type → ours, a dict or a
     JSON file) and ``match`` ("identity" or "names") say how entities compare; ``trace`` (or
     ``config``), ``reference`` and ``examples`` feed the diagnosis as the flags do.
 
@@ -131,7 +133,7 @@ def pipeline_run(
     cmd: str | None = None,
     ontology: Path | None = None,
     bench: Path | None = None,
-    adapter: str = "triples",
+    adapter: str | None = None,
     type_map: dict[str, str] | None = None,
     match: str = "identity",
     timeout: float = 600.0,
@@ -161,10 +163,13 @@ def pipeline_run(
     )
     from openodke.eval.pipeline.extras import Extras, extend_result
     from openodke.eval.report.models import Cost, Latency
+    from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.ontology import Ontology
 
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    sniff = adapter is None  # only then may --predictions be a benchmark's own submission
+    adapter = adapter or "triples"
     mapped = dict(type_map or {})
     Identity(match=match)  # type: ignore[arg-type]  # refused here, before any file is read
     if not math.isfinite(timeout) or timeout <= 0:
@@ -181,7 +186,12 @@ def pipeline_run(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
+        columns = (
+            predictions is not None
+            and _fact_file(predictions, adapter)
+            and not extras.active
+            and not is_triples_file(labels)  # gold as triples rows: read as predictions are
+        )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = mapped, match
         if columns:
@@ -212,7 +222,7 @@ def pipeline_run(
     run_inputs: dict[str, str] = {}
     if predictions is not None:
         run_inputs["predictions"] = str(predictions)
-        if inputs.bench is not None and is_submission(predictions):
+        if inputs.bench is not None and sniff and is_submission(predictions):
             from openodke.bench import read_submission
 
             facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
