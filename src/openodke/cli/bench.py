@@ -16,6 +16,8 @@ from openodke.cli.options import (
     Html,
     MaxWorkers,
     NoCache,
+    Prices,
+    give_prices,
     write_page,
 )
 from openodke.errors import InputError
@@ -95,10 +97,12 @@ def register(bench_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         html: Html = None,
         fail_under: FailUnder = None,
     ) -> None:
+        give_prices(price)
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
         from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors

@@ -14,6 +14,8 @@ from openodke.cli.options import (
     Html,
     MaxWorkers,
     NoCache,
+    Prices,
+    give_prices,
     write_page,
 )
 
@@ -66,7 +68,9 @@ def register(eval_app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         html: Html = None,
+        price: Prices = None,
     ) -> None:
+        give_prices(price)
         if describe:
             typer.echo(_DESCRIBE.rstrip())
             return
