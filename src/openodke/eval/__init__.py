@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from openodke.eval.ablation import run_ablation
-    from openodke.eval.compare import Comparison, compare_items
+    from openodke.eval.compare import Comparison, compare_items, compare_runs
     from openodke.eval.engine.identity import Identity, read_type_map
     from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
     from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
+    from openodke.eval.pipeline.api import evaluate_pipeline
     from openodke.eval.refusals import RefusalLabel, report_refusals
     from openodke.eval.stages.extract import evaluate_extraction, run_extract
     from openodke.eval.stages.gate import evaluate_gate, run_validate
+    from openodke.eval.stages.gold_rows import read_gold
     from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
     from openodke.eval.stages.labels import (
         LABEL_FORMATS,
@@ -77,6 +79,7 @@ __all__ = [
     "check_idempotency",
     "compare_costs",
     "compare_items",
+    "compare_runs",
     "describe",
     "detection_limit",
     "dump_jsonl",
@@ -84,6 +87,7 @@ __all__ = [
     "evaluate_extraction",
     "evaluate_gate",
     "evaluate_grounding",
+    "evaluate_pipeline",
     "evaluate_resolution",
     "evaluate_routing",
     "evaluate_spans",
@@ -94,6 +98,7 @@ __all__ = [
     "load_jsonl",
     "mcnemar",
     "paired_bootstrap",
+    "read_gold",
     "read_items",
     "read_type_map",
     "report_refusals",
@@ -109,11 +114,14 @@ _HOMES: dict[str, str] = {
     "run_ablation": "openodke.eval.ablation",
     "Comparison": "openodke.eval.compare",
     "compare_items": "openodke.eval.compare",
+    "compare_runs": "openodke.eval.compare",
+    "evaluate_pipeline": "openodke.eval.pipeline.api",
     "Identity": "openodke.eval.engine.identity",
     "read_type_map": "openodke.eval.engine.identity",
     "DocItem": "openodke.eval.engine.items",
     "RightWrongItem": "openodke.eval.engine.items",
     "read_items": "openodke.eval.engine.items",
+    "read_gold": "openodke.eval.stages.gold_rows",
     "dump_jsonl": "openodke.eval.engine.jsonl",
     "load_jsonl": "openodke.eval.engine.jsonl",
     "RefusalLabel": "openodke.eval.refusals",

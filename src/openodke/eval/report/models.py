@@ -25,6 +25,7 @@ __all__ = [
     "Counts",
     "Dataset",
     "EvalReport",
+    "Floor",
     "Hallucination",
     "JudgedPrecision",
     "Latency",
@@ -285,6 +286,16 @@ class Lenient(_Model):
     pairs: str | None = None
 
 
+class Floor(_Model):
+    """One ``--fail-under`` gate on one run: the low end of a row's range against a floor."""
+
+    row: str = Field(description="The row gated (the pipeline's own).")
+    metric: Literal["precision", "recall", "f1"]
+    floor: float = Field(ge=0, le=1)
+    low: float | None = Field(description="The low end of the row's 95% range; null: undefined.")
+    passed: bool = Field(description="False when low is under floor, or undefined.")
+
+
 class EvalReport(_Model):
     """One scored run: rows against gold, stage reports, diagnosis, fixes, comparison."""
 
@@ -304,3 +315,21 @@ class EvalReport(_Model):
     pooled_recall: PooledRecall | None = None
     adjudication: Adjudication | None = None
     lenient: Lenient | None = None
+    gates: list[Floor] | None = Field(
+        default=None, description="The --fail-under gates checked on this run, passed or not."
+    )
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the headline table with ranges and the top findings."""
+        from openodke.eval.report.html.notebook import notebook_html
+
+        return notebook_html(self)
+
+    def to_pandas(self) -> dict[str, Any]:
+        """Each table as a pandas DataFrame, by name: ``rows`` (P/R/F1 with ranges, counts,
+        cost), ``predicates`` (per predicate, ranges over facts, the worst first),
+        ``diagnosis`` (buckets), ``fixes``, ``comparison``; empty tables are left out. Needs
+        pandas (``pip install 'openodke[pandas]'``)."""
+        from openodke.eval.report.export import to_pandas
+
+        return to_pandas(self)
