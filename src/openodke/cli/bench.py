@@ -8,7 +8,18 @@ from typing import Annotated
 import typer
 
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, FailUnder, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    FailUnder,
+    Html,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+    write_page,
+)
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -86,9 +97,12 @@ def register(bench_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        html: Html = None,
         fail_under: FailUnder = None,
     ) -> None:
+        give_prices(price)
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
         from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
@@ -117,6 +131,10 @@ def register(bench_app: typer.Typer) -> None:
         result.report = check_floors(result.report, floors, row=ROWS[-1])
         files = result.files(folder)
         write_files(files)
+        if html is not None:
+            from openodke.bench import load_bench
+
+            write_page(html, result.report, load_bench(folder).documents)
         if as_json:
             typer.echo(report_json(result.report))
         else:

@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    Html,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+    write_page,
+)
 
 __all__ = ["register"]
 
@@ -57,7 +67,10 @@ def register(eval_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        html: Html = None,
+        price: Prices = None,
     ) -> None:
+        give_prices(price)
         if describe:
             typer.echo(_DESCRIBE.rstrip())
             return
@@ -88,3 +101,4 @@ def register(eval_app: typer.Typer) -> None:
         )
         report = run_ablation(parsed, gold, options=options)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
+        write_page(html, report)
