@@ -103,6 +103,12 @@ class ModelSpec(BaseModel):
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Fields added to the provider's request body as they are."
     )
+    rpm: float | None = Field(
+        default=None, gt=0, description="At most this many requests a minute to this model."
+    )
+    tpm: float | None = Field(
+        default=None, gt=0, description="At most this many tokens a minute (estimated first)."
+    )
     repeat: int = Field(
         default=0,
         ge=0,
