@@ -202,6 +202,17 @@ class ModelRoles(BaseModel):
             ground=self.ground.model_copy(update={"model": full}),
         )
 
+    def with_limits(self, rpm: float | None = None, tpm: float | None = None) -> ModelRoles:
+        """Every role limited to ``rpm`` requests and ``tpm`` tokens a minute (``--rpm``,
+        ``--tpm``); None keeps each role's own."""
+        update = {k: v for k, v in (("rpm", rpm), ("tpm", tpm)) if v is not None}
+        if not update:
+            return self
+        return ModelRoles(
+            extract=self.extract.model_copy(update=update),
+            ground=self.ground.model_copy(update=update),
+        )
+
     def with_provider(self, provider: str) -> ModelRoles:
         """Each role's model with ``provider/`` supplied where it has no prefix."""
         return ModelRoles(
