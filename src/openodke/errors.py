@@ -9,6 +9,7 @@ __all__ = [
     "BudgetStop",
     "CallsFailed",
     "CompareGateFailed",
+    "GateFailed",
     "InputError",
     "ModelConfigError",
     "OdkeError",
@@ -97,10 +98,14 @@ class CallsFailed(ProviderError):
     exit_code = 1
 
 
-class CompareGateFailed(OdkeError):
-    """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
+class GateFailed(OdkeError):
+    """A gate on one run (``--fail-under`` on a score) that did not pass."""
 
     exit_code = 1
+
+
+class CompareGateFailed(GateFailed):
+    """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
 
 
 class OutputError(OdkeError, OSError):

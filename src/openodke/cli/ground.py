@@ -138,7 +138,6 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         from openodke.ground.files import write_files
-        from openodke.llm.failures import enforce_failures
         from openodke.ground.job import (
             build_grounder,
             plan_grounding,
@@ -146,6 +145,7 @@ def register(app: typer.Typer) -> None:
             run_grounding,
         )
         from openodke.ground.settings import read_settings
+        from openodke.llm.failures import enforce_failures
 
         settings = read_settings(config).with_flags(
             model=model,

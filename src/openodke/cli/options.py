@@ -20,6 +20,7 @@ __all__ = [
     "Config",
     "Describe",
     "Documents",
+    "FailUnder",
     "Items",
     "Labels",
     "MaxWorkers",
@@ -71,6 +72,15 @@ Items = Annotated[
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+FailUnder = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail-under",
+        metavar="X",
+        help="Exit 1 when the low end of the F1 range is under X; metric=X for precision or "
+        "recall (repeat for several). The report records each gate.",
+    ),
+]
 
 # The options of every command that calls a model (surface.md, CLI).
 Cache = Annotated[Path | None, typer.Option("--cache", help="The response cache folder.")]
