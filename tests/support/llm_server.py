@@ -168,8 +168,10 @@ class ReplayServer:
         *,
         latency: float = 0.0,
         model: str = "local-model",
+        usage: bool = True,
     ) -> None:
         self.protocol = protocol
+        self.usage = usage  # False: replies carry no token counts, as some servers send
         self.answers = answers
         self.latency = latency
         self.model = model
@@ -339,6 +341,9 @@ class _Handler(BaseHTTPRequestHandler):
             stop=stop,  # type: ignore[arg-type]
             tool=tool,
         )
+        if not replay.usage:
+            for name in ("usage", "prompt_eval_count", "eval_count"):
+                payload.pop(name, None)
         self._send(200, json.dumps(payload).encode())
 
     def _fail(self, fault: Fault) -> bool:

@@ -15,8 +15,10 @@ from openodke.cli.options import (
     Cache,
     MaxWorkers,
     NoCache,
+    Prices,
     Rpm,
     Tpm,
+    give_prices,
 )
 from openodke.errors import ProviderError
 
@@ -65,6 +67,11 @@ def _summary_text(summary: dict[str, Any], written: list[str]) -> str:
         lines.append(
             f"{summary['calls']} calls to {summary['model']} ({summary['cached']} cached, "
             f"{summary['failed']} failed{cost})"
+        )
+    if summary.get("estimated_calls"):
+        lines.append(
+            f"tokens of {summary['estimated_calls']} calls estimated at 4 characters a token "
+            "(the server reported no usage); their cost is an estimate"
         )
     if summary["failed"]:
         from openodke.llm.failures import kinds_text
@@ -135,8 +142,10 @@ def register(app: typer.Typer) -> None:
         allow_failures: AllowFailures = None,
         rpm: Rpm = None,
         tpm: Tpm = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.ground.files import write_files
         from openodke.ground.job import (
             build_grounder,

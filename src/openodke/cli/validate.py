@@ -15,8 +15,10 @@ from openodke.cli.options import (
     Cache,
     MaxWorkers,
     NoCache,
+    Prices,
     Rpm,
     Tpm,
+    give_prices,
 )
 
 __all__ = ["register"]
@@ -73,8 +75,10 @@ def register(app: typer.Typer) -> None:
         allow_failures: AllowFailures = None,
         rpm: Rpm = None,
         tpm: Tpm = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files

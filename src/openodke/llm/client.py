@@ -27,6 +27,7 @@ import httpx
 
 from openodke.errors import ModelConfigError, ProviderUnavailable
 from openodke.llm.base import LLMResponse, Message, ModelSpec
+from openodke.llm.budget import with_usage
 from openodke.llm.failures import FailureKind
 from openodke.llm.parse import parse_reply
 from openodke.llm.prices import cost_of
@@ -245,6 +246,7 @@ class ProviderClient:
                     with self._lock:
                         self._answered.add(url)
                     answer = self._answer(provider, spec, schema, response, started, key)
+                    answer = with_usage(answer, messages, spec, schema)
                     if entry is not None and limiter is not None:
                         spent = (answer.prompt_tokens or 0) + (answer.completion_tokens or 0)
                         limiter.settle(entry, spent or None)
