@@ -143,13 +143,15 @@ def prepare(
     no_cache: bool = False,
     budget_usd: float | None = None,
     budget_calls: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
     progress: bool | None = None,
 ) -> ValidateJob:
     """Read and check everything; build the Validator. Raises InputError (exit 2) on any problem,
     ModelConfigError (exit 2) for a model that cannot be called, before any call."""
     settings = read_config(config) if config is not None else None
     onto = _ontology(ontology, settings)
-    roles = settings.roles if settings is not None else ModelRoles()
+    roles = (settings.roles if settings is not None else ModelRoles()).with_limits(rpm, tpm)
     budget = settings.budget if settings is not None else None
     if budget_usd is not None or budget_calls is not None:
         budget = Budget(usd=budget_usd, calls=budget_calls)

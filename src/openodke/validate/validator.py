@@ -276,6 +276,7 @@ class Validator:
             checked=facts_in - verdicts[GroundingVerdict.unchecked.value],
             calls=int(stats.get("calls", 0)),
             failed=int(stats.get("failed", 0)),
+            failures=dict(stats.get("failures") or {}),
             tokens=int(stats.get("tokens", 0)),
             cost_usd=stats.get("cost_usd", 0.0) if stats else 0.0,
             prompts=list(getattr(self.grounder, "prompts", ()) or ()),
