@@ -18,7 +18,6 @@ from openodke.errors import InputError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
 
 __all__ = [
-    "cost_text",
     "CostComparison",
     "CostMeter",
     "CostReport",
@@ -26,6 +25,7 @@ __all__ = [
     "MeteredClient",
     "StageCost",
     "compare_costs",
+    "cost_text",
     "stage_cost_text",
 ]
 
