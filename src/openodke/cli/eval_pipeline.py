@@ -33,22 +33,20 @@ from openodke.eval.diagnosis.track_record import default_path, record_prediction
 from openodke.eval.engine.fastload import without_gc
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.pipeline import collect, run_callable, run_command
-from openodke.eval.pipeline.collect import check_last_line
 from openodke.eval.pipeline.evaluate import (
     DiagnosisOptions,
     PipelineResult,
     bench_inputs,
     label_inputs,
-    score_fact_file,
     score_pipeline,
 )
 from openodke.eval.pipeline.extras import Extended, extend_result, with_small_set_note
 from openodke.eval.pipeline.findings import render_findings
 from openodke.eval.pipeline.judge_client import ModelOptions
+from openodke.eval.pipeline.stream import score_predictions
 from openodke.eval.report.build import report_json
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
-from openodke.interop import is_fact_rows
 from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
 from openodke.safeio import open_regular
@@ -163,17 +161,17 @@ def pipeline(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
+        columns = cmd is None and run is None and not extras.active
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = how
         if columns:
             assert predictions is not None
-            check_last_line(predictions)
             record = track_record or (default_path(report) if report is not None else None)
-            result = score_fact_file(
+            result = score_predictions(
                 predictions,
                 labels,
                 inputs,
+                adapter=adapter,
                 run_inputs={"predictions": str(predictions)},
                 diagnosis=DiagnosisOptions(
                     trace=trace or config,
@@ -255,11 +253,6 @@ def pipeline(
             diagnosis=diagnosis if extras.active else None,
         )
     _emit(extended.result, as_json, items, report, record, extended)
-
-
-def _fact_file(predictions: Path, adapter: str) -> bool:
-    """A file of Fact rows scored against labels is read straight to columns, at any size."""
-    return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)
 
 
 def _show_stderr(line: str) -> None:

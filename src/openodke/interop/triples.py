@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,6 +43,7 @@ __all__ = [
     "entity_key",
     "evidence_kind",
     "is_fact_rows",
+    "iter_triples",
     "read_triples",
     "to_fact",
     "triples_json_schema",
@@ -174,7 +176,12 @@ def read_triples(path: str | Path) -> list[TripleRow]:
     An unknown field is named with a did-you-mean (``obj: unknown field (did you mean
     'object'?)``); blank lines are skipped; an empty file is an error.
     """
-    rows: list[TripleRow] = []
+    return list(iter_triples(path))
+
+
+def iter_triples(path: str | Path) -> Iterator[TripleRow]:
+    """The rows of a triples JSONL file one at a time (:func:`read_triples`'s checks), so a
+    reader that turns each into something else holds one line, not the file."""
     name = str(path)
     # Rows repeat their documents, predicates and types, and name the same fields: one copy of
     # each is kept (a 100 MB file reads in well under 1 GB; bench/triples_memory.py).
@@ -200,8 +207,7 @@ def read_triples(path: str | Path) -> list[TripleRow]:
         object.__setattr__(
             row, "__pydantic_fields_set__", fields_sets.setdefault(frozenset(given), given)
         )
-        rows.append(row)
-    return rows
+        yield row
 
 
 _REPEATED = ("doc", "predicate", "subject_type", "object_type", "extractor", "schema_version")

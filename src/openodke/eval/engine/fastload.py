@@ -47,6 +47,7 @@ __all__ = [
     "load_both",
     "load_facts",
     "load_gold",
+    "load_gold_answered",
     "paused_gc",
     "without_gc",
 ]
@@ -172,6 +173,21 @@ def load_gold(path: str | Path) -> FactColumns:
 def load_facts(path: str | Path) -> FactColumns:
     """A Fact file as columns (the pydantic reader on any line refused here)."""
     return _read(Path(path), False)
+
+
+def load_gold_answered(labels: str | Path, texts: TextAnswers | None = None) -> FactColumns:
+    """:func:`load_gold` with what the documents' ``texts`` say of each row, as
+    :func:`load_both` gives (read in this process)."""
+    global _TEXTS
+    _TEXTS = texts
+    try:
+        gold = _read(Path(labels), True)
+    finally:
+        _TEXTS = None
+    if texts is not None and gold.answers is not None:
+        texts.join(gold.docs.names.values())
+        gold.answered_from = texts.texts
+    return gold
 
 
 # From this many bytes in all, the files are read in parts by worker processes. It only decides
