@@ -92,6 +92,42 @@ def test_an_input_inside_an_output_folder_is_refused(tmp_path):
     assert result.exit_code == 2 and "is inside the output folder -o" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "spelling",
+    [["-o", "{out}"], ["-o{out}"], ["--out={out}"], ["--out", "{out}"], ["-o{link}"],
+     ["--out", "{rel}"], ["-o{rel}"]],
+)  # fmt: skip
+def test_an_output_folder_holding_an_input_is_refused_however_spelled(
+    tmp_path, monkeypatch, spelling
+):
+    """odke validate --config in/odke.yaml -oin overwrote its own input (issue 22)."""
+    write(tmp_path, pipeline_files())
+    folder = tmp_path / "in"
+    folder.mkdir()
+    facts = folder / "facts.jsonl"
+    facts.write_text((tmp_path / "triples.jsonl").read_text())
+    (tmp_path / "link").symlink_to(folder)
+    monkeypatch.chdir(tmp_path)
+    fill = {"out": str(folder), "link": str(tmp_path / "link"), "rel": "in"}
+    args = [x.format(**fill) for x in spelling]
+    before = facts.read_bytes()
+    result = run_odke("ground", "--facts", "in/facts.jsonl", "--texts", "docs.jsonl", *args)
+    assert result.exit_code == 2, result.stderr
+    assert "is inside the output folder -o" in result.stderr or "--out" in result.stderr
+    assert facts.read_bytes() == before
+
+
+@pytest.mark.parametrize("flag", ["--report", "--items", "--track-record"])
+def test_a_file_output_ending_in_a_slash_is_refused_naming_the_file_to_give(items, tmp_path, flag):
+    a, b = items
+    result = run_odke("eval", "compare", str(a), str(b), flag, f"{tmp_path}/newdir/")
+    assert result.exit_code == 2
+    assert (
+        f"ends with '/': {flag} names a file, not a folder (say {tmp_path}/newdir/" in result.stderr
+    )
+    assert not (tmp_path / "newdir").exists()
+
+
 def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [*ODKE, *args],

@@ -71,7 +71,11 @@ def _fixture(kind: str, folder: Path) -> tuple[list[str], Path, str]:
     """(--labels/--documents/--ontology arguments, predictions, adapter)."""
     if kind == "random":
         gold, docs, ontology, said = _random_triples(folder)
-        return ["--labels", str(gold), "--documents", str(docs), "--ontology", str(ontology)], said, "triples"
+        return (
+            ["--labels", str(gold), "--documents", str(docs), "--ontology", str(ontology)],
+            said,
+            "triples",
+        )
     if kind == "example":
         args = ["--labels", str(TRIPLES / "gold.jsonl"), "--documents", str(TRIPLES / "texts"),
                 "--ontology", str(TRIPLES / "ontology.json")]  # fmt: skip
@@ -137,7 +141,9 @@ def test_a_bad_row_after_a_full_block_is_named_and_nothing_is_written(tmp_path, 
     lines[40] = '{"doc": "d1", "subj": "P1", "predicate": "lives", "object": "c1"}\n'
     said.write_text("".join(lines))
     report = tmp_path / "report.json"
-    result = run_odke("eval", "pipeline", *args, "--predictions", str(said), "--report", str(report))
+    result = run_odke(
+        "eval", "pipeline", *args, "--predictions", str(said), "--report", str(report)
+    )
     assert result.exit_code == 2
     assert f"{said}:41: subj: unknown field (did you mean 'subject'?)" in result.stderr
     assert not report.exists()
