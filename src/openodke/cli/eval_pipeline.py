@@ -49,7 +49,7 @@ from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
 from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
-from openodke.safeio import open_regular
+from openodke.safeio import first_line
 
 __all__ = ["is_submission", "register"]
 
@@ -59,10 +59,7 @@ Opt = typer.Option
 def is_submission(path: Path) -> bool:
     """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
     try:
-        with open_regular(path) as handle:
-            first = b""
-            while not first.strip() and (raw := handle.readline(_FIRST_LINE)):
-                first = raw.lstrip(b"\xef\xbb\xbf")
+        first = first_line(path, _FIRST_LINE) or b""
     except (InputError, OSError):
         return False
     if first.lstrip().startswith(b"["):

@@ -21,7 +21,7 @@ from openodke.errors import InputError
 from openodke.eval.engine.jsonl import atomic_write_text, validation_message
 from openodke.ontology import LITERAL_TYPES, Ontology
 from openodke.ontology.checks import did_you_mean
-from openodke.safeio import iter_json_lines, open_regular
+from openodke.safeio import first_line, iter_json_lines
 from openodke.types import (
     Document,
     Entity,
@@ -220,16 +220,13 @@ def is_fact_rows(path: str | Path) -> bool:
     read or parsed is not Fact rows; reading it as triples then names the problem.
     """
     try:
-        with open_regular(path) as handle:
-            while raw := handle.readline(_FIRST_LINE):
-                line = raw.lstrip(b"\xef\xbb\xbf").strip()
-                if not line:
-                    continue
-                value = json.loads(line.decode("utf-8"))
-                return isinstance(value, dict) and isinstance(value.get("subject"), dict)
+        line = first_line(path, _FIRST_LINE)
+        if line is None:
+            return False
+        value = json.loads(line.decode("utf-8"))
     except (InputError, OSError, RecursionError, ValueError):
         return False
-    return False
+    return isinstance(value, dict) and isinstance(value.get("subject"), dict)
 
 
 _FIRST_LINE = 1 << 20  # a first line longer than this is not taken for a Fact row

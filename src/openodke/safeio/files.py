@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from openodke.safeio.limits import MAX_NAME_BYTES, max_file_bytes, max_line_byte
 __all__ = [
     "BLOCK",
     "FileTooLarge",
+    "first_line",
     "iter_lines",
     "name_problem",
     "open_regular",
@@ -155,9 +157,11 @@ def iter_lines(
 ) -> Iterator[tuple[int, bytes]]:
     """``(line number, bytes)`` for each non-blank line, read a block at a time.
 
-    A leading byte-order mark and ``\\r\\n`` line ends are dropped. A line longer than ``limit``
-    (``max_line_bytes()`` when None) is refused as soon as it passes the limit, so a 1 GB line is
-    never held. Time is linear in the file's size, a last line without a line end included.
+    A leading byte-order mark and ``\\r\\n`` line ends are dropped; a second byte-order mark,
+    and a carriage return inside a line (``\\r``-only line ends), are refused at their line. A
+    line longer than ``limit`` (``max_line_bytes()`` when None) is refused as soon as it passes
+    the limit, so a 1 GB line is never held. Time is linear in the file's size, a last line
+    without a line end included; runs of blank lines are counted, not split one by one.
     """
     name = os.fspath(path)
     cap = max_line_bytes() if limit is None else limit
@@ -174,10 +178,19 @@ def iter_lines(
             if not block:
                 break
             if first:
-                block = block[3:] if block.startswith(b"\xef\xbb\xbf") else block
+                block = block[3:] if block.startswith(_BOM) else block
+                if block.startswith(_BOM):
+                    raise InputError(_TWO_BOMS, path=name, line=1)
                 first = False
             start = 0
             while True:
+                if not pending:  # skip a run of blank lines at once, counting them
+                    found = _NON_BLANK.search(block, start)
+                    stop = len(block) if found is None else found.start()
+                    blank_end = block.rfind(b"\n", start, stop)
+                    if blank_end >= 0:
+                        number += block.count(b"\n", start, blank_end + 1)
+                        start = blank_end + 1
                 cut = block.find(b"\n", start)
                 if cut < 0:
                     break
@@ -190,7 +203,7 @@ def iter_lines(
                     raise InputError(_too_long(cap), path=name, line=number)
                 line = piece.rstrip(b"\r")
                 if line.strip():
-                    yield number, line
+                    yield number, _checked(line, name, number)
                 start = cut + 1
             rest = block[start:]
             if rest:
@@ -201,7 +214,48 @@ def iter_lines(
         if pending:
             line = b"".join(pending).rstrip(b"\r")
             if line.strip():
-                yield number + 1, line
+                yield number + 1, _checked(line, name, number + 1)
+
+
+def first_line(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The first non-blank line of a file (a leading byte-order mark dropped, at most ``limit``
+    bytes of it), or None for a file of blank lines: read a block at a time, so a file of
+    millions of blank lines is told in the time it takes to read it. Errors as
+    :func:`open_regular`'s."""
+    with open_regular(path) as handle:
+        first = True
+        while block := handle.read(BLOCK):
+            if first:
+                block, first = block.removeprefix(_BOM), False
+            found = _NON_BLANK.search(block)
+            if found is None:
+                continue
+            start = block.rfind(b"\n", 0, found.start()) + 1
+            line = block[start : start + limit]
+            while b"\n" not in line and len(line) < limit and (more := handle.read(BLOCK)):
+                line += more[: limit - len(line)]
+            return line.split(b"\n", 1)[0]
+    return None
+
+
+_BOM = b"\xef\xbb\xbf"
+_TWO_BOMS = "two byte-order marks at the start of the file: remove the second"
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
+
+
+def _checked(line: bytes, name: str, number: int) -> bytes:
+    """``line``, unless it holds a carriage return (``\\r``-only line ends) or a byte-order
+    mark of its own: InputError at ``name:number``."""
+    if b"\r" in line:
+        raise InputError(
+            "a carriage return inside the line: lines must end with \\n or \\r\\n, not \\r "
+            "alone (convert the file's line ends)",
+            path=name,
+            line=number,
+        )
+    if number == 1 and line.startswith(_BOM):
+        raise InputError(_TWO_BOMS, path=name, line=1)
+    return line
 
 
 def _too_long(cap: int) -> str:

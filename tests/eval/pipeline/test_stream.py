@@ -111,7 +111,7 @@ def _fixture(kind: str, folder: Path) -> tuple[list[str], Path, str]:
         "graphrag:graphrag/sentences",
     ],
 )
-@pytest.mark.parametrize("block", [3, 8192])
+@pytest.mark.parametrize("block", [3, 1024])
 def test_streamed_rows_score_as_the_collected_facts(tmp_path, monkeypatch, kind, block):
     monkeypatch.setattr("openodke.eval.pipeline.stream.BLOCK", block)
     args, said, adapter = _fixture(kind, tmp_path)

@@ -46,7 +46,7 @@ from openodke.types import Document, Fact
 
 __all__ = ["BLOCK", "PackedRows", "Streamed", "score_predictions", "stream_columns"]
 
-BLOCK = 8192
+BLOCK = 1024
 """Facts hashed into columns at once (then dropped)."""
 
 _PENDING = ModelRows(())  # a block's rows before the whole stream's are known
