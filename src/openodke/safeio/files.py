@@ -25,6 +25,7 @@ __all__ = [
     "BLOCK",
     "FileTooLarge",
     "first_line",
+    "iter_line_spans",
     "iter_lines",
     "name_problem",
     "open_regular",
@@ -155,7 +156,16 @@ def decode(data: bytes, *, path: str, line: int | None = None) -> str:
 def iter_lines(
     path: str | os.PathLike[str], *, what: str = "a JSONL file", limit: int | None = None
 ) -> Iterator[tuple[int, bytes]]:
-    """``(line number, bytes)`` for each non-blank line, read a block at a time.
+    """``(line number, bytes)`` for each non-blank line: :func:`iter_line_spans` without the
+    offsets."""
+    for number, _, line in iter_line_spans(path, what=what, limit=limit):
+        yield number, line
+
+
+def iter_line_spans(
+    path: str | os.PathLike[str], *, what: str = "a JSONL file", limit: int | None = None
+) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, byte offset, bytes)`` for each non-blank line, read a block at a time.
 
     A leading byte-order mark and ``\\r\\n`` line ends are dropped; a second byte-order mark,
     and a carriage return inside a line (``\\r``-only line ends), are refused at their line. A
@@ -169,6 +179,8 @@ def iter_lines(
         number = 0
         pending: list[bytes] = []  # pieces of a line not yet ended, joined once it ends
         pending_size = 0
+        pending_at = 0  # where the pending line starts in the file
+        base = 0  # where the block starts in the file
         first = True
         while True:
             try:
@@ -178,7 +190,8 @@ def iter_lines(
             if not block:
                 break
             if first:
-                block = block[3:] if block.startswith(_BOM) else block
+                if block.startswith(_BOM):
+                    block, base = block[3:], 3
                 if block.startswith(_BOM):
                     raise InputError(_TWO_BOMS, path=name, line=1)
                 first = False
@@ -195,26 +208,30 @@ def iter_lines(
                 if cut < 0:
                     break
                 piece = block[start:cut]
+                at = base + start
                 if pending:
                     pending.append(piece)
-                    piece, pending, pending_size = b"".join(pending), [], 0
+                    piece, pending, pending_size, at = b"".join(pending), [], 0, pending_at
                 number += 1
                 if len(piece) > cap:
                     raise InputError(_too_long(cap), path=name, line=number)
                 line = piece.rstrip(b"\r")
                 if line.strip():
-                    yield number, _checked(line, name, number)
+                    yield number, at, _checked(line, name, number)
                 start = cut + 1
             rest = block[start:]
             if rest:
+                if not pending:
+                    pending_at = base + start
                 pending.append(rest)
                 pending_size += len(rest)
                 if pending_size > cap:
                     raise InputError(_too_long(cap), path=name, line=number + 1)
+            base += len(block)
         if pending:
             line = b"".join(pending).rstrip(b"\r")
             if line.strip():
-                yield number + 1, _checked(line, name, number + 1)
+                yield number + 1, pending_at, _checked(line, name, number + 1)
 
 
 def first_line(path: str | os.PathLike[str], limit: int) -> bytes | None:

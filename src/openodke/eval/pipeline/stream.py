@@ -5,14 +5,14 @@ iter_predictions`), each matched to its document (:class:`~openodke.interop.matc
 and made a Fact (:func:`~openodke.interop.to_fact`), exactly as :func:`~openodke.eval.pipeline.
 collect` does; every :data:`BLOCK` Facts are hashed into :class:`~openodke.eval.engine.columns.
 FactColumns` (with their fact checks) and dropped. What stays is the columns and each matched
-row packed as JSON (:class:`PackedRows`), from which the few rows the diagnosis reads in words
+row's line offset (:class:`FileTriples`; an adapter's rows packed as JSON, :class:`PackedRows`), from which the few rows the diagnosis reads in words
 are made again. So memory follows the columns, not a Fact per row (bench/predictions_memory.py).
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,10 +41,11 @@ from openodke.interop import (
 )
 from openodke.interop.adapters import adapter_notes, iter_predictions
 from openodke.interop.match import RowMatcher
+from openodke.interop.triples import iter_triples_at, triples_at
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact
 
-__all__ = ["BLOCK", "PackedRows", "Streamed", "score_predictions", "stream_columns"]
+__all__ = ["BLOCK", "FileTriples", "PackedRows", "Streamed", "score_predictions", "stream_columns"]
 
 BLOCK = 1024
 """Facts hashed into columns at once (then dropped)."""
@@ -56,7 +57,7 @@ _NOT_JSONL = frozenset({"graphrag"})
 class PackedRows:
     """Matched rows kept as their JSON in one buffer, made into Facts again when fetched
     (the same document, the same ontology, so the same Fact but for a fresh ``id`` when the
-    row set none)."""
+    row set none). An adapter's rows: they have no line of their own to read again."""
 
     def __init__(self, index: DocumentIndex, ontology: Ontology | None) -> None:
         self.index = index
@@ -64,7 +65,7 @@ class PackedRows:
         self._data = bytearray()
         self._starts = array("q", [0])
 
-    def add(self, row: TripleRow) -> None:
+    def add(self, row: TripleRow, offset: int) -> None:
         """Keep ``row`` (only the fields it set)."""
         self._data += row.model_dump_json(exclude_unset=True).encode("utf-8")
         self._starts.append(len(self._data))
@@ -75,11 +76,35 @@ class PackedRows:
     def fetch(self, rows: Sequence[int]) -> list[Any]:
         """The Facts of ``rows``, in that order."""
         data, starts = self._data, self._starts
-        out = []
-        for i in rows:
-            row = TripleRow.model_validate_json(bytes(data[starts[i] : starts[i + 1]]))
-            out.append(to_fact(row, self.index.get(row.doc), self.ontology))
-        return out
+        return [
+            self._fact(TripleRow.model_validate_json(bytes(data[starts[i] : starts[i + 1]])))
+            for i in rows
+        ]
+
+    def _fact(self, row: TripleRow) -> Fact:
+        return to_fact(row, self.index.get(row.doc), self.ontology)
+
+
+class FileTriples(PackedRows):
+    """Matched triples rows kept as the offsets of their lines (8 bytes a row), read again
+    from the file when fetched."""
+
+    def __init__(self, path: Path, index: DocumentIndex, ontology: Ontology | None) -> None:
+        super().__init__(index, ontology)
+        self.path = path
+        self._offsets = array("q")
+
+    def add(self, row: TripleRow, offset: int) -> None:
+        """Keep where ``row``'s line starts."""
+        self._offsets.append(offset)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def fetch(self, rows: Sequence[int]) -> list[Any]:
+        """The Facts of ``rows``, read again from their lines."""
+        offsets = self._offsets
+        return [self._fact(row) for row in triples_at(self.path, (offsets[i] for i in rows))]
 
 
 @dataclass
@@ -111,25 +136,30 @@ def stream_columns(
         check_last_line(source, from_command=from_command)  # before any row: as collect does
     index = DocumentIndex(documents, names=names)
     matcher = RowMatcher(index)
-    packed = PackedRows(index, ontology)
+    triples = adapter.strip().casefold() == "triples"
+    kept = FileTriples(source, index, ontology) if triples else PackedRows(index, ontology)
     kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
     shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
     parts: list[FactColumns] = []
     block: list[Fact] = []
     read = 0
-    rows = iter_predictions(source, adapter, index)
+    rows: Iterator[tuple[int, TripleRow]] = (
+        iter_triples_at(source)
+        if triples
+        else ((0, row) for row in iter_predictions(source, adapter, index))
+    )
     said: list[str] = []
     if adapter.strip().casefold() in _NOT_JSONL:  # tables, read whole: their notes need them all
         listed = list(rows)
-        said = adapter_notes(adapter, listed, ontology)
+        said = adapter_notes(adapter, [row for _, row in listed], ontology)
         rows = iter(listed)
-    for row in rows:
+    for offset, row in rows:
         read += 1
         doc = matcher.document(row)
         if doc is None:
             continue
         kinds[evidence_kind(row, doc)] += 1
-        packed.add(row)
+        kept.add(row, offset)
         block.append(to_fact(row, doc, ontology))
         if len(block) == BLOCK:
             parts.append(_columns(block, shared, checks))
@@ -137,7 +167,7 @@ def stream_columns(
     if block or not parts:
         parts.append(_columns(block, shared, checks))
     matched = matcher.result([])
-    columns = FactColumns.concat(parts, packed)
+    columns = FactColumns.concat(parts, kept)
     return Streamed(
         columns=columns,
         rows_read=read,
