@@ -104,7 +104,7 @@ def pipeline(
             "--predictions is read (a --bench set's own submission format is tried only without).",
         ),
     ] = None,
-    timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
+    timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd or --run may run.")] = 600.0,
     validator: extra.Validator = False,
     config: Annotated[
         Path | None, Opt("--config", help="The run config that made the predictions.")
@@ -242,7 +242,7 @@ def pipeline(
         assert run is not None
         run_inputs["run"] = run
         got = collect(
-            run_callable(run, docs, adapter=adapter),
+            run_callable(run, docs, adapter=adapter, timeout=timeout),
             docs,
             ontology=inputs.ontology,
             adapter=adapter,
