@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -204,6 +205,63 @@ def test_a_signal_ends_the_cmd_process_group_and_removes_temp_folders(tmp_path, 
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in pids)
     assert list(temp.iterdir()) == []
+
+
+TREE = """
+import os, pathlib, subprocess, sys, time
+sleep = [sys.executable, "-c", "import signal, time; [signal.signal(s, signal.SIG_IGN) for s in (1, 2, 15)]; time.sleep(120)"]
+kids = [subprocess.Popen(sleep) for _ in range(2)]
+escaped = subprocess.Popen(sleep, start_new_session=True)  # setsid: out of the group
+pathlib.Path(sys.argv[1]).write_text(" ".join(str(p) for p in [os.getpid(), escaped.pid, *(k.pid for k in kids)]))
+time.sleep(120)
+"""
+
+
+def test_after_kill_9_of_odke_the_next_cmd_run_ends_the_tree_and_removes_its_folders(tmp_path):
+    """kill -9 of odke left the command tree (a setsid child too) and both temp folders."""
+    write(tmp_path, pipeline_files())
+    (tmp_path / "tree.py").write_text(TREE)
+    marker, temp = tmp_path / "pids", tmp_path / "tmp"
+    temp.mkdir()
+    args = ["eval", "pipeline", "--labels", "gold.jsonl", "--documents", "docs.jsonl"]
+    cmd = f"{sys.executable} tree.py {marker} {{in}} {{out}}"
+    process = _odke([*args, "--cmd", cmd], tmp_path, env={"TMPDIR": str(temp)})
+    deadline = time.monotonic() + 60
+    while not marker.exists() or len(marker.read_text().split()) < 4:
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    pids = [int(p) for p in marker.read_text().split()]
+    process.kill()
+    process.communicate(timeout=15)
+    assert all(_alive(pid) for pid in pids)  # orphans now, nobody ends them ...
+    assert any(p.name.startswith("odke-in-") for p in temp.iterdir())
+    (tmp_path / "quick.py").write_text(
+        "import sys, shutil; shutil.copy('triples.jsonl', sys.argv[1])\n"
+    )
+    done = _odke([*args, "--cmd", f"{sys.executable} quick.py {{out}}"], tmp_path,
+                 env={"TMPDIR": str(temp)})  # fmt: skip
+    _, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err
+    gone = time.monotonic() + 5  # ... but the next run does
+    while any(_alive(pid) for pid in pids) and time.monotonic() < gone:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+    assert list(temp.iterdir()) == []
+
+
+def test_in_names_never_start_with_a_dash_and_shell_scripts_get_quoted_paths(tmp_path):
+    from openodke.eval.pipeline.runner import file_names, substitute
+    from openodke.types import Document
+
+    assert file_names([Document(id="--help", text="x")]) == {"--help": "_-help.txt"}
+    where = Path("/tmp/a b'c")
+    argv = ["sh", "-c", "python x.py {in} > {out}", "{in}"]
+    got = substitute(argv, where, where / "out.jsonl")
+    assert (
+        got[2] == f"python x.py {shlex.quote(str(where))} > {shlex.quote(str(where / 'out.jsonl'))}"
+    )
+    assert got[3] == str(where)  # an argument of its own: no shell reads it
+    assert substitute(["python", "x.py", "{in}"], where, where)[2] == str(where)
 
 
 def test_a_pipe_to_cat_ends_when_odke_is_terminated(tmp_path):

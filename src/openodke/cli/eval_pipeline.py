@@ -178,6 +178,7 @@ def pipeline(
         columns = (
             predictions is not None
             and not extras.active
+            and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
         )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
