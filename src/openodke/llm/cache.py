@@ -9,6 +9,7 @@ answer is committed as it arrives, so an interrupted run resumes. A hit costs 0.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import sqlite3
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from openodke.errors import InputError
+from openodke.errors import InputError, OutputError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
 
 __all__ = [
@@ -92,6 +93,10 @@ class ResponseStore:
                 " response TEXT NOT NULL, created_at REAL NOT NULL)"
             )
         except (OSError, sqlite3.Error) as error:
+            if _full(error):  # the machine's disk, not the user's input: exit 1
+                raise OutputError(
+                    f"cannot write the response cache {target}: the disk is full or failed"
+                ) from error
             raise InputError(
                 f"cannot open the response cache: {error}", path=str(target)
             ) from error
@@ -116,10 +121,18 @@ class ResponseStore:
         fields = {name: getattr(response, name) for name in _KEPT}
         blob = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                (key, response.model, blob, time.time()),
-            )
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                    (key, response.model, blob, time.time()),
+                )
+            except (OSError, sqlite3.Error) as error:
+                if _full(error):
+                    raise OutputError(
+                        f"cannot store an answer in the response cache {self.path}: the disk "
+                        "is full or failed (answers already stored are kept)"
+                    ) from error
+                raise
 
     def __len__(self) -> int:
         with self._lock:
@@ -185,3 +198,16 @@ class CachedClient:
         close = getattr(self.inner, "close", None)
         if callable(close):
             close()
+
+
+def _full(error: BaseException) -> bool:
+    """Whether ``error`` says a write failed: the disk (or the file size limit) is full."""
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL):
+        return True  # a write that failed (EFBIG, ENOSPC) comes back as an I/O error
+    return "disk is full" in str(error) or "disk I/O error" in str(error)
+
+
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13
