@@ -28,7 +28,9 @@ from openodke.cli.options import (
     Match,
     MaxWorkers,
     NoCache,
+    Prices,
     TypeMap,
+    give_prices,
     identity_options,
 )
 from openodke.errors import InputError
@@ -132,6 +134,7 @@ def pipeline(
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    price: Prices = None,
     fail_under: FailUnder = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
@@ -141,6 +144,7 @@ def pipeline(
     --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
     X): --fail-under 0.7 --fail-under precision=0.8.
     """
+    give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
         return

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from openodke.llm.prices import table_source
 from openodke.llm.providers import ProviderInfo, describe_providers, priced_models
 
 __all__ = ["register"]
@@ -61,5 +62,11 @@ def register(app: typer.Typer) -> None:
         lines += [
             f"  {row.model:<{width}}  {row.input:>6.2f} / {row.output:>6.2f}" for row in priced
         ]
-        lines += ["", "Any other model is unpriced: its cost is null, never guessed."]
+        lines += [
+            "",
+            f"Prices from {table_source()}; a dated name takes its model's price; "
+            "ollama/ models cost 0 (your machine).",
+            "Any other model is unpriced: its cost is null, never guessed; give one with "
+            "--price in=X,out=Y or prices: in a run config.",
+        ]
         typer.echo("\n".join(lines))
