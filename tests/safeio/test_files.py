@@ -135,7 +135,7 @@ def test_reading_is_linear_in_a_last_line_with_no_line_end(tmp_path):
 def test_runs_of_blank_lines_are_counted_across_blocks(tmp_path, monkeypatch, block):
     monkeypatch.setattr("openodke.safeio.files.BLOCK", block)
     path = tmp_path / "rows.jsonl"
-    path.write_bytes(b"\n\n \r\n\t\n{\"a\": 1}\n\n\n  x y\n\n" + b"\n" * 40 + b"last")
+    path.write_bytes(b'\n\n \r\n\t\n{"a": 1}\n\n\n  x y\n\n' + b"\n" * 40 + b"last")
     assert lines(path) == [(5, b'{"a": 1}'), (8, b"  x y"), (50, b"last")]
     assert first_line(path, 100) == b'{"a": 1}'
     assert first_line(path, 3) == b'{"a'

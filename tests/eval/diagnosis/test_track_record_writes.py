@@ -44,7 +44,9 @@ def test_a_failed_write_leaves_no_half_line(tmp_path: Path) -> None:
     assert path.read_bytes() == before  # cut back to where it ended
 
 
-PREDICTED = '{"kind": "predicted", "report": null, "items_sha256": null, "config": null, "fixes": []}'
+PREDICTED = (
+    '{"kind": "predicted", "report": null, "items_sha256": null, "config": null, "fixes": []}'
+)
 
 
 def test_a_torn_last_line_is_skipped_with_a_warning_and_the_next_append_removes_it(
