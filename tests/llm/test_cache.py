@@ -54,12 +54,12 @@ def test_the_key_is_sha256_of_the_canonical_request() -> None:
     spec = ModelSpec(model="ollama/q", temperature=0.0, max_tokens=256, timeout=5, api_key_env="X")
     messages = [{"role": "user", "content": "Claim: é", "prompt": "ground.span@1"}]
     canonical = (
-        '{"base_url":null,"extra":{},"format":1,"max_tokens":256,'
+        '{"endpoint":"http://localhost:11434/api/chat","extra":{},"format":2,"max_tokens":256,'
         '"messages":[{"content":"Claim: é","role":"user"}],"model":"ollama/q",'
         '"prompts":["ground.span@1"],"schema":{"type":"object"},"temperature":0.0}'
     )
     expected = hashlib.sha256(canonical.encode()).hexdigest()
-    assert cache_key(messages, spec, {"type": "object"}) == expected
+    assert cache_key(messages, spec, {"type": "object"}, env={}) == expected
 
 
 @pytest.mark.parametrize(

@@ -99,7 +99,7 @@ def _register(argv: Sequence[str]) -> None:
         (eval_app, _EVAL_MODULES),
         (bench_app, _BENCH_MODULES),
         (label_app, _LABEL_MODULES),
-        (app, ("models", "ground", "validate", "run", "ontology")),
+        (app, ("models", "ground", "validate", "run", "ontology", "report")),
     ):
         for name in names:
             if name in _registered or (only is not None and name != only):

@@ -39,13 +39,14 @@ RUN_CONTRACT = (
 
 
 def run_callable(
-    spec: str,
+    spec: str | object,
     documents: Sequence[Document],
     *,
     adapter: str = "triples",
     timeout: float | None = None,
 ) -> list[Any]:
-    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``) and call it.
+    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``, or the function or
+    object itself) and call it.
 
     A function (or an object's ``run``) is called once with the list of Documents; an Extractor
     (``extract()`` and no ``run()``) once per Document. With the ``triples`` adapter the items come
@@ -62,13 +63,14 @@ def run_callable(
             returned something other than an iterable of rows (exit 1); the message names the
             function and what ``--run`` takes.
     """
-    stage = load_stage(spec)
+    stage = load_stage(spec) if isinstance(spec, str) else spec
     docs = list(documents)
-    with _deadline(timeout, spec):
+    label = spec if isinstance(spec, str) else getattr(spec, "__qualname__", type(spec).__name__)
+    with _deadline(timeout, label):
         items = _call(stage, docs)
     if adapter.strip().casefold() != "triples":
         return items
-    return list(as_rows(items, where=f"--run {spec}"))
+    return list(as_rows(items, where=f"--run {label}"))
 
 
 class _PastDeadline(BaseException):
