@@ -156,8 +156,8 @@ def pipeline_run(
         label_inputs,
         score_pipeline,
     )
-    from openodke.eval.pipeline.stream import score_predictions
     from openodke.eval.pipeline.extras import Extras, extend_result
+    from openodke.eval.pipeline.stream import score_predictions
     from openodke.eval.report.models import Cost, Latency
     from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.ontology import Ontology
