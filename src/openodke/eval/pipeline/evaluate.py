@@ -222,13 +222,13 @@ def official_row(official: object) -> tuple[Row, list[str]]:
                 precision=Value(value=official.precision),
                 recall=Value(value=official.recall),
                 f1=Value(value=official.f1),
+                # Ign F1 only with the training facts (else a note says how to get it).
+                ign_f1=None if official.ign_f1 is None else Value(value=official.ign_f1),
+                evidence_f1=Value(value=official.evidence_f1),
             ),
             counts=None,
         )
-        notes = list(official.notes)
-        if official.ign_f1 is not None:
-            notes.append(f"official Ign F1 {official.ign_f1:.4f}")
-        return row, notes
+        return row, list(official.notes)
     raise TypeError(f"not an official score: {type(official).__name__}")
 
 
