@@ -179,8 +179,6 @@ COMMANDS: tuple[Command, ...] = (
             {"ontology.yaml": "yaml"}),
     Command("report html", ("report", "html", "report.json", "--documents", "docs.jsonl",
             "-o", "out/report.html"), _REPORT, {"report.json": "json", "docs.jsonl": "jsonl"}),
-    Command("report csv", ("report", "csv", "report.json", "-o", "out/tables"), _REPORT,
-            {"report.json": "json"}),
 )  # fmt: skip
 """Every command, over valid seed files."""
 
