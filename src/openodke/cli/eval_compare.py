@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from openodke.cli import style
 from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
 from openodke.eval.compare import Comparison, compare_runs, render_comparison
@@ -125,7 +126,7 @@ def compare(
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
-        typer.echo(render_comparison(comparison))
+        typer.echo(style.verdict(render_comparison(comparison)))
     _track(a, b, comparison, applied, track_record, err=as_json)
 
     reasons = gate_failures(
@@ -133,7 +134,8 @@ def compare(
     )
     for reason in reasons:
         # Beside --json the gate lines go to stderr, so stdout stays one JSON document.
-        typer.echo(f"gate: fail: {reason}", err=as_json)
+        line = f"gate: fail: {reason}"
+        typer.echo(line if as_json else style.gate_line(line), err=as_json)
     if reasons:
         sys.stdout.flush()
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
