@@ -5,20 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.errors import CompareGateFailed, InputError
-from openodke.eval.compare import Comparison, compare_items, render_comparison
-from openodke.eval.diagnosis.track_record import (
-    TRACK_RECORD,
-    check_fix_id,
-    record_comparison,
-    render_measured,
-)
-from openodke.eval.engine.items import read_items
-from openodke.eval.report.build import from_comparison, write_report
+
+if TYPE_CHECKING:  # imported when the command runs: `--help` loads no statistics or models
+    from openodke.eval.compare import Comparison
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 
@@ -109,6 +103,11 @@ def compare(
     ] = False,
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
+    from openodke.eval.compare import compare_items, render_comparison
+    from openodke.eval.diagnosis.track_record import check_fix_id
+    from openodke.eval.engine.items import read_items
+    from openodke.eval.report.build import from_comparison, write_report
+
     if describe:
         typer.echo(DESCRIBE, nl=False)
         return
@@ -149,6 +148,12 @@ def _track(
     a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
 ) -> None:
     """Append what B measured to the track record (given, or beside A's or B's items)."""
+    from openodke.eval.diagnosis.track_record import (
+        TRACK_RECORD,
+        record_comparison,
+        render_measured,
+    )
+
     asked = applied is not None or path is not None
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]

@@ -31,15 +31,14 @@ from openodke.cli.options import (
     one_source,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
-from openodke.eval.engine.identity import Identity
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.stages.extract import ExtractionScore, score_keys
-from openodke.eval.stages.first_warnings import first_warnings
-from openodke.eval.stages.labels import describe
+from openodke.eval.engine.pause import paused_gc, without_gc
 
+# The engine, the evaluators and the report models are imported where they are used, so that
+# `odke eval extract --help` loads none of them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from openodke.eval.engine.identity import Identity
     from openodke.eval.pipeline.findings import Findings
+    from openodke.eval.stages.extract import ExtractionScore
     from openodke.eval.stages.stage_report import StageReport
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
@@ -75,6 +74,9 @@ def score_extract_files(
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
+    from openodke.eval.engine.fastload import load_both
+    from openodke.eval.stages.extract import score_keys
+
     texts = None
     if documents:
         from openodke.eval.diagnosis.texts import TextAnswers
@@ -122,7 +124,12 @@ def extract(
 
     Example: odke eval extract --labels gold.jsonl --predictions out/facts.jsonl --items b.items.jsonl
     """
+    from openodke.eval.engine.identity import Identity
+    from openodke.eval.engine.jsonl import write_outputs
+
     if describe_:
+        from openodke.eval.stages.labels import describe
+
         typer.echo(describe("extract"))
         return
     if labels is None:
@@ -185,8 +192,10 @@ def _score_run(
 ) -> ExtractionScore:
     """Run an extractor over the documents and score what it gives."""
     from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.engine.fastload import load_gold
     from openodke.eval.pipeline import collect
     from openodke.eval.pipeline.callable import run_each
+    from openodke.eval.stages.extract import score_keys
     from openodke.protocols import load_stage
 
     if docs is None:
@@ -229,6 +238,8 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:
     """Print what must be said before any table (nothing in common, near misses), then a blank
     line; return those lines, which the notes below then leave out."""
+    from openodke.eval.stages.first_warnings import first_warnings
+
     first = tuple(first_warnings(score))
     for line in first:
         typer.echo(line)

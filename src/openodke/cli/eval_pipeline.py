@@ -11,7 +11,7 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,29 +29,11 @@ from openodke.cli.options import (
     identity_options,
 )
 from openodke.errors import InputError
-from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
-from openodke.eval.engine.fastload import without_gc
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.pipeline import collect, run_callable, run_command
-from openodke.eval.pipeline.collect import check_last_line
-from openodke.eval.pipeline.evaluate import (
-    DiagnosisOptions,
-    PipelineResult,
-    bench_inputs,
-    label_inputs,
-    score_fact_file,
-    score_pipeline,
-)
-from openodke.eval.pipeline.extras import Extended, extend_result, with_small_set_note
-from openodke.eval.pipeline.findings import render_findings
-from openodke.eval.pipeline.judge_client import ModelOptions
-from openodke.eval.report.build import report_json
-from openodke.eval.report.models import Cost, Latency
-from openodke.eval.report.render import render_report
-from openodke.interop import is_fact_rows
-from openodke.interop.describe import describe_pipeline
-from openodke.ontology import Ontology
-from openodke.safeio import open_regular
+from openodke.eval.engine.pause import without_gc
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.evaluate import PipelineResult
+    from openodke.eval.pipeline.extras import Extended
 
 __all__ = ["is_submission", "register"]
 
@@ -60,6 +42,8 @@ Opt = typer.Option
 
 def is_submission(path: Path) -> bool:
     """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
+    from openodke.safeio import open_regular
+
     try:
         with open_regular(path) as handle:
             first = b""
@@ -132,6 +116,22 @@ def pipeline(
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
     """
+    from openodke.eval.diagnosis.track_record import default_path
+    from openodke.eval.pipeline import collect, run_callable, run_command
+    from openodke.eval.pipeline.collect import check_last_line
+    from openodke.eval.pipeline.evaluate import (
+        DiagnosisOptions,
+        bench_inputs,
+        label_inputs,
+        score_fact_file,
+        score_pipeline,
+    )
+    from openodke.eval.pipeline.extras import extend_result
+    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.report.models import Cost, Latency
+    from openodke.interop.describe import describe_pipeline
+    from openodke.ontology import Ontology
+
     if describe_:
         typer.echo(describe_pipeline())
         return
@@ -259,6 +259,8 @@ def pipeline(
 
 def _fact_file(predictions: Path, adapter: str) -> bool:
     """A file of Fact rows scored against labels is read straight to columns, at any size."""
+    from openodke.interop import is_fact_rows
+
     return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)
 
 
@@ -276,6 +278,13 @@ def _emit(
     record: Path | None = None,
     extended: Extended | None = None,
 ) -> None:
+    from openodke.eval.diagnosis.track_record import record_prediction, sha256_text
+    from openodke.eval.engine.jsonl import write_outputs
+    from openodke.eval.pipeline.extras import with_small_set_note
+    from openodke.eval.pipeline.findings import render_findings
+    from openodke.eval.report.build import report_json
+    from openodke.eval.report.render import render_report
+
     result = with_small_set_note(result)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
