@@ -330,3 +330,35 @@ def test_a_sinks_facts_are_read_as_fact_rows(odke, server, tmp_path: Path) -> No
     # Fact rows keep their ids, evidence and findings: r4's free not_found is kept, not re-asked.
     assert summary["facts"] == 6 and summary["unsupported"]["ids"] == ["r4", "r5"]
     assert len(server.requests) == 2 * 5  # the second run asked the same five, not r4
+
+
+def test_a_usd_budget_over_an_unpriced_model_refuses_to_start(odke, server, tmp_path) -> None:
+    result = ground(odke, "--model", "openai/judge", "--no-cache", "--budget-usd", "0.05")
+    assert result.exit_code == 2 and len(server.requests) == 0
+    (line,) = result.stderr.strip().splitlines()
+    assert "openai/judge" in line and "--price in=X,out=Y" in line
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_given_prices_price_the_run_and_the_budget(odke, server, tmp_path, how) -> None:
+    out = tmp_path / "grounded"
+    extra = ["--price", "openai/judge=in=1000,out=1000"]
+    if how == "config":
+        config = tmp_path / "odke.yaml"
+        config.write_text("prices:\n  openai/judge: {input: 1000, output: 1000}\n")
+        extra = ["--config", str(config)]
+    result = ground(
+        odke, "--model", "openai/judge", "--no-cache", "--json", "-o", str(out), *extra
+    )
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    # every token at $1,000 per million: the cost is the tokens / 1,000
+    assert summary["cost_usd"] == pytest.approx(summary["tokens"] / 1000)
+    # a budget that lets about two calls through at that price stops the run (exit 3)
+    small = ground(odke, "--model", "openai/judge", "--no-cache", "--budget-usd", "0.6", *extra)
+    assert small.exit_code == 3, small.stderr
+
+
+def test_a_bad_price_flag_is_one_line(odke, server) -> None:
+    result = ground(odke, "--model", "openai/judge", "--price", "in=1")
+    assert result.exit_code == 2 and "--price: give both in= and out=" in result.stderr

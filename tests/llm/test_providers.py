@@ -80,7 +80,7 @@ def test_ollama_sends_the_schema_as_format_and_reads_eval_counts(
     # prompt tokens = words in the two contents: 4 + 11 = 15; completion: 2 words
     assert (reply.prompt_tokens, reply.completion_tokens) == (15, 2)
     assert reply.parsed == {"verdict": "supported"} and reply.error is None
-    assert reply.model == "ollama/qwen2.5:3b" and reply.cost_usd is None  # unpriced
+    assert reply.model == "ollama/qwen2.5:3b" and reply.cost_usd == 0.0  # local: free
 
 
 def test_ollama_host_without_scheme_or_port_is_completed() -> None:

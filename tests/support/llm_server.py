@@ -133,8 +133,10 @@ class ReplayServer:
         *,
         latency: float = 0.0,
         model: str = "local-model",
+        usage: bool = True,
     ) -> None:
         self.protocol = protocol
+        self.usage = usage  # False: replies carry no token counts, as some servers send
         self.answers = answers
         self.latency = latency
         self.model = model
@@ -288,6 +290,9 @@ class _Handler(BaseHTTPRequestHandler):
             if answer.completion_tokens is not None
             else len(answer.text.split()),
         )
+        if not replay.usage:
+            for name in ("usage", "prompt_eval_count", "eval_count"):
+                payload.pop(name, None)
         self._send(200, json.dumps(payload).encode())
 
     def _fail(self, fault: Fault) -> bool:

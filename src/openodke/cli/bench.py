@@ -7,9 +7,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    FailUnder,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+)
+
 if TYPE_CHECKING:
     from openodke.bench.prepare import PrepareResult
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, FailUnder, MaxWorkers, NoCache
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -89,9 +99,11 @@ def register(bench_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         fail_under: FailUnder = None,
     ) -> None:
+        give_prices(price)
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
         from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+)
 
 __all__ = ["register"]
 
@@ -57,7 +65,9 @@ def register(eval_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
     ) -> None:
+        give_prices(price)
         if describe:
             typer.echo(_DESCRIBE.rstrip())
             return

@@ -28,7 +28,9 @@ from openodke.cli.options import (
     Match,
     MaxWorkers,
     NoCache,
+    Prices,
     TypeMap,
+    give_prices,
     identity_options,
 )
 from openodke.errors import InputError
@@ -119,6 +121,7 @@ def pipeline(
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    price: Prices = None,
     fail_under: FailUnder = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
@@ -146,6 +149,7 @@ def pipeline(
     from openodke.interop.describe import describe_pipeline
     from openodke.ontology import Ontology
 
+    give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
         return

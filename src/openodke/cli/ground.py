@@ -8,7 +8,15 @@ from typing import Annotated, Any
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+)
 from openodke.errors import ProviderError
 
 __all__ = ["register"]
@@ -56,6 +64,11 @@ def _summary_text(summary: dict[str, Any], written: list[str]) -> str:
         lines.append(
             f"{summary['calls']} calls to {summary['model']} ({summary['cached']} cached, "
             f"{summary['failed']} failed{cost})"
+        )
+    if summary.get("estimated_calls"):
+        lines.append(
+            f"tokens of {summary['estimated_calls']} calls estimated at 4 characters a token "
+            "(the server reported no usage); their cost is an estimate"
         )
     if summary["failed"]:
         lines.append(f"failed calls leave their facts unchecked; first: {summary['first_error']}")
@@ -118,8 +131,10 @@ def register(app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.ground.files import write_files
         from openodke.ground.job import (
             build_grounder,

@@ -95,6 +95,24 @@ BudgetUsd = Annotated[
 BudgetCalls = Annotated[
     int | None, typer.Option("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
 ]
+Prices = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="USD per million tokens, in=X,out=Y (every model) or MODEL=in=X,out=Y; repeatable. "
+        "Wins over prices: in a config and the price table.",
+    ),
+]
+
+
+def give_prices(values: list[str] | None) -> None:
+    """Install ``--price`` values for this process (InputError, exit 2, on a bad one)."""
+    from openodke.llm.prices import add_prices, parse_price
+
+    for value in values or ():
+        add_prices(parse_price(value))
+
+
 AllowFailures = Annotated[
     float | None,
     typer.Option(

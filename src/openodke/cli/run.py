@@ -9,7 +9,15 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+)
 
 __all__ = ["register", "report_config_error"]
 
@@ -61,8 +69,10 @@ def register(app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.errors import InputError
         from openodke.run import ConfigError, RunOptions, config_from_manifest, execute, load_config
 

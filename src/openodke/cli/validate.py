@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    give_prices,
+)
 
 __all__ = ["register"]
 
@@ -61,8 +69,10 @@ def register(app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files

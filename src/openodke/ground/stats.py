@@ -68,6 +68,7 @@ class GroundingStats:
             if live:
                 self._counts["prompt_tokens"] += response.prompt_tokens or 0
                 self._counts["completion_tokens"] += response.completion_tokens or 0
+                self._counts["estimated_calls"] += int(response.tokens_estimated)
                 if response.cost_usd is None:
                     self._unpriced += 1
                 else:
@@ -94,6 +95,7 @@ class GroundingStats:
                 "cost_usd": None if self._unpriced else round(self._priced, 10),
                 "priced_usd": round(self._priced, 10),
                 "unpriced_calls": self._unpriced,
+                "estimated_calls": counts["estimated_calls"],
                 "located": counts["located"],
                 "widened": counts["widened"],
                 "free_not_found": counts["free_not_found"],
@@ -113,6 +115,7 @@ _CALL_COUNTS = (
     "tokens",
     "priced_usd",
     "unpriced_calls",
+    "estimated_calls",
     "located",
     "widened",
 )

@@ -57,6 +57,11 @@ class LLMResponse(BaseModel):
         default=None,
         description="USD for this call from the price table; null when unpriced; 0.0 for a cache hit.",
     )
+    tokens_estimated: bool = Field(
+        default=False,
+        description="True when the server reported no usage and the token counts are estimated "
+        "(four characters a token), so the cost is an estimate too.",
+    )
     latency_s: float = Field(default=0.0, description="Wall time of the call, retries included.")
     cached: bool = Field(default=False, description="True when the answer came from the cache.")
     error: str | None = Field(

@@ -33,7 +33,15 @@ __all__ = [
 CACHE_DIR = ".odke-cache"
 CACHE_FILE = "responses.sqlite"
 KEY_FORMAT = 1
-_KEPT = ("text", "parsed", "model", "prompt_tokens", "completion_tokens", "latency_s")
+_KEPT = (
+    "text",
+    "parsed",
+    "model",
+    "prompt_tokens",
+    "completion_tokens",
+    "tokens_estimated",
+    "latency_s",
+)
 
 
 def cache_key(
@@ -114,6 +122,8 @@ class ResponseStore:
         if response.error is not None:
             raise ValueError("an error result is never stored")
         fields = {name: getattr(response, name) for name in _KEPT}
+        if not fields["tokens_estimated"]:
+            del fields["tokens_estimated"]  # stored only when set: older stores read the same
         blob = json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             self._db.execute(

@@ -15,6 +15,7 @@ import httpx
 
 from openodke.errors import ModelConfigError
 from openodke.llm.base import LLMResponse, Message, ModelSpec
+from openodke.llm.budget import with_usage
 from openodke.llm.parse import parse_reply
 from openodke.llm.prices import cost_of
 from openodke.llm.providers import PROVIDERS, Provider
@@ -135,7 +136,8 @@ class ProviderClient:
                     detail = _scrub(response.text[:300], key)
                     return self._error(spec, f"HTTP {status}: {detail}", started)
                 else:
-                    return self._answer(provider, spec, response, started, key)
+                    answer = self._answer(provider, spec, response, started, key)
+                    return with_usage(answer, messages, spec, schema)
             if attempt < self.retry.attempts:
                 self.retry.wait(attempt, retry_after)
         return self._error(spec, f"{failure} (after {self.retry.attempts} attempts)", started)

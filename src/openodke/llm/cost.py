@@ -48,6 +48,11 @@ class StageCost(BaseModel):
     cached: int = Field(default=0, description="Calls answered from the response cache.")
     failed: int = Field(default=0, description="Calls that ended in an error after retries.")
     unpriced: int = Field(default=0, description="Answered live calls with no price.")
+    estimated: int = Field(
+        default=0,
+        description="Answered live calls whose tokens (and so cost) are estimated: the server "
+        "reported no usage.",
+    )
     prompt_tokens: int = Field(default=0, description="Input tokens spent (live calls).")
     completion_tokens: int = Field(default=0, description="Output tokens spent (live calls).")
     cost_usd: float | None = Field(
@@ -67,6 +72,7 @@ class StageCost(BaseModel):
             cached=self.cached + int(response.cached),
             failed=self.failed + int(response.error is not None),
             unpriced=self.unpriced + int(unpriced),
+            estimated=self.estimated + int(live and response.tokens_estimated),
             prompt_tokens=self.prompt_tokens + ((response.prompt_tokens or 0) if live else 0),
             completion_tokens=self.completion_tokens
             + ((response.completion_tokens or 0) if live else 0),
@@ -87,6 +93,7 @@ class StageCost(BaseModel):
             cached=self.cached + other.cached,
             failed=self.failed + other.failed,
             unpriced=self.unpriced + other.unpriced,
+            estimated=self.estimated + other.estimated,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cost_usd=both,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from openodke.llm.base import LLMClient, ModelRoles, ModelSpec
-from openodke.llm.budget import Budget, BudgetedClient
+from openodke.llm.budget import Budget, BudgetedClient, require_prices
 from openodke.llm.cache import CachedClient, ResponseStore, cache_location
 from openodke.llm.client import ProviderClient, check_spec
 from openodke.llm.retry import RetryPolicy
@@ -29,7 +29,8 @@ def client_for(
 ) -> LLMClient:
     """One client that can call every model named, checked before any call.
 
-    Raises ModelConfigError (exit 2) for an unknown prefix or a missing key. ``cache``: a folder,
+    Raises ModelConfigError (exit 2) for an unknown prefix, a missing key, or a USD budget over a
+    model with no price (decision 151). ``cache``: a folder,
     a store, False for none, or None/True for ``.odke-cache/`` beside the run config ``config``
     (else in the working directory).
     """
@@ -41,6 +42,7 @@ def client_for(
             specs.append(ModelSpec.parse(model))
     for spec in specs:
         check_spec(spec, env)
+    require_prices(specs, budget)
     client: LLMClient = ProviderClient(retry=retry, env=env)
     if budget is not None:
         client = BudgetedClient(client, budget)

@@ -30,6 +30,7 @@ TOP_KEYS = (
     "coverage",
     "reextract",
     "budget",
+    "prices",
     "cache",
     "calibration",
 )
@@ -88,6 +89,7 @@ def parse_config(
     coverage = found.check(("coverage",), bool, mapping.get("coverage", True))
     reextract = sections.reextract(found, mapping.get("reextract"))
     budget = sections.budget(found, mapping.get("budget"))
+    sections.prices(found, mapping.get("prices"))
     cache: Path | bool | None = None
     raw_cache = mapping.get("cache")
     if raw_cache is False:

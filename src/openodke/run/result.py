@@ -88,6 +88,11 @@ class RunResult:
                     f"{row.get('failed', 0)} failed), {row.get('prompt_tokens', 0):,} prompt + "
                     f"{row.get('completion_tokens', 0):,} completion tokens, {price}, "
                     f"{row.get('latency_s', 0.0):.2f} s"
+                    + (
+                        f"; tokens of {row['estimated']} calls estimated (no usage reported)"
+                        if row.get("estimated")
+                        else ""
+                    )
                 )
         for judge in s.get("calibration", []) or []:
             lines.append(

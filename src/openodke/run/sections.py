@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from openodke.errors import InputError
 from openodke.llm import ModelRoles, ModelSpec
 from openodke.llm.base import EXTRACT_MAX_TOKENS, GROUND_MAX_TOKENS
 from openodke.ontology.checks import did_you_mean
@@ -256,6 +257,18 @@ def budget(problems: Problems, value: Any) -> Budget | None:
     except ValidationError as error:
         problems.pydantic(("budget",), error, ["usd", "calls"])
         return None
+
+
+def prices(problems: Problems, value: Any) -> None:
+    """``prices: {MODEL: {input, output}}``: installed for the process, before the table's."""
+    from openodke.llm.prices import add_prices, parse_prices
+
+    try:
+        add_prices(parse_prices(value), layer="config")
+    except InputError as error:
+        problems.found.append(
+            InputError(error.message, path=problems.path, line=problems.lines.line(("prices",)))
+        )
 
 
 def paths(problems: Problems, key: str, value: Any, base_dir: Path) -> list[Path]:
