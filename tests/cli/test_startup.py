@@ -76,6 +76,7 @@ def test_version_loads_neither_typer_nor_pydantic():
         ("run", "--help"),
         ("models", "--help"),
         ("ontology", "--help"),
+        ("report", "--help"),
     ],
     ids=" ".join,
 )

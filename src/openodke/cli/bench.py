@@ -12,10 +12,12 @@ from openodke.cli.options import (
     BudgetUsd,
     Cache,
     FailUnder,
+    Html,
     MaxWorkers,
     NoCache,
     Prices,
     give_prices,
+    write_page,
 )
 
 if TYPE_CHECKING:
@@ -101,6 +103,7 @@ def register(bench_app: typer.Typer) -> None:
         budget_calls: BudgetCalls = None,
         price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        html: Html = None,
         fail_under: FailUnder = None,
     ) -> None:
         give_prices(price)
@@ -132,6 +135,10 @@ def register(bench_app: typer.Typer) -> None:
         result.report = check_floors(result.report, floors, row=ROWS[-1])
         files = result.files(folder)
         write_files(files)
+        if html is not None:
+            from openodke.bench import load_bench
+
+            write_page(html, result.report, load_bench(folder).documents)
         if as_json:
             typer.echo(report_json(result.report))
         else:

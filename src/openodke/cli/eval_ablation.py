@@ -11,10 +11,12 @@ from openodke.cli.options import (
     BudgetCalls,
     BudgetUsd,
     Cache,
+    Html,
     MaxWorkers,
     NoCache,
     Prices,
     give_prices,
+    write_page,
 )
 
 __all__ = ["register"]
@@ -65,6 +67,7 @@ def register(eval_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        html: Html = None,
         price: Prices = None,
     ) -> None:
         give_prices(price)
@@ -98,3 +101,4 @@ def register(eval_app: typer.Typer) -> None:
         )
         report = run_ablation(parsed, gold, options=options)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
+        write_page(html, report)

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
 
-if TYPE_CHECKING:  # imported when the command runs: `--help` loads no statistics or models
+if TYPE_CHECKING:
     from openodke.eval.compare import Comparison
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
@@ -101,11 +102,11 @@ def compare(
     describe: Annotated[
         bool, typer.Option("--describe", help="Print the contract and exit.")
     ] = False,
+    html: Html = None,
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
-    from openodke.eval.compare import compare_items, render_comparison
+    from openodke.eval.compare import compare_runs, render_comparison
     from openodke.eval.diagnosis.track_record import check_fix_id
-    from openodke.eval.engine.items import read_items
     from openodke.eval.report.build import from_comparison, write_report
 
     if describe:
@@ -116,17 +117,10 @@ def compare(
     if applied is not None:
         check_fix_id(applied)  # an unknown fix is exit 2 before any work
 
-    comparison = compare_items(
-        read_items(a),
-        read_items(b),
-        metric=metric,
-        resamples=resamples,
-        seed=seed,
-        a_name=str(a),
-        b_name=str(b),
-    )
+    comparison = compare_runs(a, b, metric=metric, resamples=resamples, seed=seed)
     if report is not None:
         write_report(report, from_comparison(comparison))
+    write_page(html, None if html is None else from_comparison(comparison))
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:

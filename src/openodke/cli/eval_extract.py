@@ -21,6 +21,7 @@ from openodke.cli.options import (
     Describe,
     Documents,
     FailUnder,
+    Html,
     Labels,
     Match,
     Ontology,
@@ -30,6 +31,7 @@ from openodke.cli.options import (
     TypeMap,
     identity_options,
     one_source,
+    write_page,
 )
 from openodke.errors import InputError
 from openodke.eval.engine.pause import paused_gc, without_gc
@@ -132,6 +134,7 @@ def extract(
     report: Report = None,
     type_map: TypeMap = None,
     match: Match = "identity",
+    html: Html = None,
     fail_under: FailUnder = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
@@ -175,7 +178,8 @@ def extract(
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     findings = _findings(score, docs, onto, config)
-    made = _report(score, stage, findings, floors) if report is not None or floors else None
+    wanted = report is not None or html is not None or floors
+    made = _report(score, stage, findings, floors) if wanted else None
     if as_json:
         out = stage.model_dump(mode="json")
         out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
@@ -199,6 +203,7 @@ def extract(
 
         outputs.append((report, report_json(made)))
     write_outputs(outputs)
+    write_page(html, made, docs)
     if made is not None:
         from openodke.eval.report.floors import enforce_floors
 

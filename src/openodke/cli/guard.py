@@ -2,7 +2,7 @@
 
 Every command shares the same output options, so one table covers them all (and any command
 added later that uses them): ``--report``, ``--items``, ``--track-record`` and ``odke eval
-pipeline``'s ``--adjudicate`` and ``--lenient`` name files;
+pipeline``'s ``--adjudicate`` and ``--lenient``, and ``--html`` (a page), name files;
 ``--out``/``-o`` name a file or a folder. Any other argument that names an existing file or
 folder is an input. Refused, exit 2, before anything is read or written:
 
@@ -23,7 +23,7 @@ from openodke.errors import InputError
 
 __all__ = ["FILE_OUTPUTS", "FOLDER_OUTPUTS", "check_paths"]
 
-FILE_OUTPUTS = ("--report", "--items", "--track-record", "--adjudicate", "--lenient")
+FILE_OUTPUTS = ("--report", "--items", "--track-record", "--adjudicate", "--lenient", "--html")
 """Options naming a file a command writes (or appends to)."""
 
 FOLDER_OUTPUTS = ("--out", "-o")

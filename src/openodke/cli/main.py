@@ -100,7 +100,7 @@ _OWN_MODULE = {
     "pool": "eval_judges",
     "refusals": "eval_judges",
 }
-_TOP_MODULES = ("models", "ground", "validate", "run", "ontology")
+_TOP_MODULES = ("models", "ground", "validate", "run", "ontology", "report")
 _registered: set[str] = set()
 
 

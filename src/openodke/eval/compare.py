@@ -7,6 +7,7 @@ The statistics are in `openodke.eval.stats.paired` (the draws of both runs) and 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Literal
 
@@ -19,7 +20,7 @@ from openodke.eval.stats.paired import Paired, paired_documents, paired_items
 from openodke.eval.stats.significance import McNemar, mcnemar
 from openodke.eval.stats.units import DOCUMENT_METRICS, ITEM_METRICS, aligned_units, check_metric
 
-__all__ = ["Comparison", "compare_items", "render_comparison"]
+__all__ = ["Comparison", "compare_items", "compare_runs", "render_comparison"]
 
 
 class Comparison(BaseModel):
@@ -129,6 +130,40 @@ def compare_items(
         guardrails=guardrails,
         mcnemar=test,
         notes=notes,
+    )
+
+
+def compare_runs(
+    a: str | os.PathLike[str] | Sequence[ItemRow],
+    b: str | os.PathLike[str] | Sequence[ItemRow],
+    *,
+    metric: str | None = None,
+    resamples: int = 2000,
+    seed: int | None = 0,
+    level: float = 0.95,
+) -> Comparison:
+    """``odke eval compare A B``'s job in one call: two runs' items files (or their rows), run
+    A before B, compared with :func:`compare_items`; equal to what ``odke eval compare --json``
+    prints. A file is named as given; rows are named "A" and "B"."""
+    from openodke.eval.engine.items import read_items
+
+    def rows(
+        run: str | os.PathLike[str] | Sequence[ItemRow],
+    ) -> tuple[Sequence[ItemRow], str | None]:
+        if isinstance(run, (str, os.PathLike)):
+            return read_items(run), str(run)
+        return run, None
+
+    (a_rows, a_name), (b_rows, b_name) = rows(a), rows(b)
+    return compare_items(
+        a_rows,
+        b_rows,
+        metric=metric,
+        resamples=resamples,
+        seed=seed,
+        level=level,
+        a_name=a_name or "A",
+        b_name=b_name or "B",
     )
 
 

@@ -36,9 +36,10 @@ RUN_CONTRACT = (
 
 
 def run_callable(
-    spec: str, documents: Sequence[Document], *, adapter: str = "triples"
+    spec: str | object, documents: Sequence[Document], *, adapter: str = "triples"
 ) -> list[Any]:
-    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``) and call it.
+    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``, or the function or
+    object itself) and call it.
 
     A function (or an object's ``run``) is called once with the list of Documents; an Extractor
     (``extract()`` and no ``run()``) once per Document. With the ``triples`` adapter the items come
@@ -51,7 +52,7 @@ def run_callable(
         PipelineError: the function raised, or returned something other than an iterable of
             rows (exit 1); the message names the function and what ``--run`` takes.
     """
-    stage = load_stage(spec)
+    stage = load_stage(spec) if isinstance(spec, str) else spec
     docs = list(documents)
     if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
         items = run_each(stage, docs)
@@ -66,7 +67,8 @@ def run_callable(
         items = _listed(returned, name, where)
     if adapter.strip().casefold() != "triples":
         return items
-    return list(as_rows(items, where=f"--run {spec}"))
+    label = spec if isinstance(spec, str) else getattr(spec, "__qualname__", type(spec).__name__)
+    return list(as_rows(items, where=f"--run {label}"))
 
 
 def run_each(stage: object, documents: Sequence[Document]) -> list[Any]:

@@ -298,3 +298,18 @@ class EvalReport(_Model):
     gates: list[Floor] | None = Field(
         default=None, description="The --fail-under gates checked on this run, passed or not."
     )
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the headline table with ranges and the top findings."""
+        from openodke.eval.report.html.notebook import notebook_html
+
+        return notebook_html(self)
+
+    def to_pandas(self) -> dict[str, Any]:
+        """Each table as a pandas DataFrame, by name: ``rows`` (P/R/F1 with ranges, counts,
+        cost), ``predicates`` (per predicate, ranges over facts, the worst first),
+        ``diagnosis`` (buckets), ``fixes``, ``comparison``; empty tables are left out. Needs
+        pandas (``pip install 'openodke[pandas]'``)."""
+        from openodke.eval.report.export import to_pandas
+
+        return to_pandas(self)
