@@ -219,15 +219,42 @@ def test_every_call_failing_exits_1_and_writes_nothing(odke, server, tmp_path: P
     assert not out.exists()
 
 
-def test_some_calls_failing_are_counted_and_written(odke, server, tmp_path: Path) -> None:
+def test_some_calls_failing_are_counted_written_and_exit_1(odke, server, tmp_path: Path) -> None:
     server.fault("malformed", match="— makes —")
     out = tmp_path / "grounded"
     result = ground(odke, "--model", "openai/judge", "--no-cache", "-o", str(out))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "1 of 6 facts unchecked (1 malformed reply)" in result.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 1 and summary["verdicts"]["unchecked"] == 1
+    assert summary["failures"] == {"malformed reply": 1}
     assert read_facts(out / "facts.jsonl")["r6"]["verdict"] == "unchecked"
-    assert "failed calls leave their facts unchecked" in result.stdout
+    assert "failed calls leave their facts unchecked (1 malformed reply)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [("truncated", "cut off at max_tokens"), ("refusal", "refused"), ("empty", "empty")],
+)
+def test_unusable_answers_are_counted_by_kind_and_allowed_by_share(
+    odke, server, tmp_path: Path, fault: str, kind: str
+) -> None:
+    server.fault(fault, match="— makes —", times=2)
+    out = tmp_path / "grounded"
+    cache = tmp_path / "cache"
+    args = ("--model", "openai/judge", "--cache", str(cache), "-o", str(out))
+    result = ground(odke, *args)
+    assert result.exit_code == 1, result.stderr
+    assert f"1 of 6 facts unchecked (1 {kind})" in result.stderr
+    assert "unreadable answer: ''" not in result.stdout + result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failures"] == {kind: 1}
+    # a share of 1/6 allowed: exit 0; the failed fact is asked again (never cached), twice
+    server.fault(fault, match="— makes —", times=2)
+    before = len(server.requests)
+    allowed = ground(odke, *args, "--allow-failures", "0.2")
+    assert allowed.exit_code == 0, allowed.stderr
+    assert len(server.requests) - before == 2
 
 
 def test_a_budget_stop_exits_3_and_writes_nothing(odke, server, tmp_path: Path) -> None:

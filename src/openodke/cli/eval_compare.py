@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from openodke.cli import style
 from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
 
@@ -124,7 +125,7 @@ def compare(
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
-        typer.echo(render_comparison(comparison))
+        typer.echo(style.verdict(render_comparison(comparison)))
     _track(a, b, comparison, applied, track_record, err=as_json)
 
     reasons = gate_failures(
@@ -132,7 +133,8 @@ def compare(
     )
     for reason in reasons:
         # Beside --json the gate lines go to stderr, so stdout stays one JSON document.
-        typer.echo(f"gate: fail: {reason}", err=as_json)
+        line = f"gate: fail: {reason}"
+        typer.echo(line if as_json else style.gate_line(line), err=as_json)
     if reasons:
         sys.stdout.flush()
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
@@ -141,14 +143,14 @@ def compare(
 def _track(
     a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
 ) -> None:
-    """Append what B measured to the track record (given, or beside A's or B's items)."""
+    """Append what B measured to the track record (given, or beside A's or B's items); when
+    one is in play, say why nothing was recorded, if nothing was."""
     from openodke.eval.diagnosis.track_record import (
         TRACK_RECORD,
         record_comparison,
         render_measured,
     )
 
-    asked = applied is not None or path is not None
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
         if not found:
@@ -159,7 +161,7 @@ def _track(
     result = record_comparison(path, a, b, comparison, applied=applied)
     for line in result.lines:
         typer.echo(render_measured(line), err=err)
-    for note in result.notes if asked else ():
+    for note in result.notes:
         typer.echo(f"track record: {note}", err=True)
 
 

@@ -191,10 +191,13 @@ def extract(
         from openodke.eval.pipeline.findings import render_findings
 
         first = echo_first(score)
-        typer.echo(stage.model_copy(update={"notes": without(stage.notes, first)}).render())
+        from openodke.cli import style
+
+        shown = stage.model_copy(update={"notes": without(stage.notes, first)})
+        typer.echo(style.stage_table(shown.render()))
         for table in render_findings(findings, row="extract"):
             typer.echo("")
-            typer.echo(table)
+            typer.echo(style.findings(table))
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
@@ -284,10 +287,11 @@ def _report(
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:
     """Print what must be said before any table (nothing in common, near misses), then a blank
     line; return those lines, which the notes below then leave out."""
+    from openodke.cli import style
     from openodke.eval.stages.first_warnings import first_warnings
 
     first = tuple(first_warnings(score))
-    for line in first:
+    for line in style.first_warnings(first):
         typer.echo(line)
     if first:
         typer.echo("")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli import pipeline_extras as extra
+from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
     BudgetCalls,
@@ -214,14 +215,14 @@ def _emit(
     else:
         first = echo_first(result.score)
         shown = result.report.model_copy(update={"notes": without(result.report.notes, first)})
-        typer.echo(render_report(shown))
+        typer.echo(style.report_table(render_report(shown), len(shown.rows)))
         for table in extended.tables if extended is not None else ():
             typer.echo("")
             typer.echo(table)
         if result.findings is not None:
             for table in render_findings(result.findings, row=result.findings.diagnosis.row):
                 typer.echo("")
-                typer.echo(table)
+                typer.echo(style.findings(table))
     outputs = []
     items_text = None
     if items is not None:

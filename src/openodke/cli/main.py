@@ -207,8 +207,8 @@ def _interrupted(error: KeyboardInterrupt) -> None:
     code = exit_code_for(error)
     if isinstance(error, Terminated) and error.signum != signals.HANDLED[0]:
         name = {1: "SIGHUP", 15: "SIGTERM"}.get(error.signum, f"signal {error.signum}")
-        _fail(f"stopped by {name}; temp files removed", code)
-    _fail("interrupted; temp files removed", code)
+        _fail(f"stopped by {name}", code)
+    _fail("interrupted", code)
 
 
 def _flush() -> None:

@@ -59,6 +59,8 @@ class GroundSettings:
         no_cache: bool = False,
         budget_usd: float | None = None,
         budget_calls: int | None = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
     ) -> GroundSettings:
         """These settings with the command line's flags put over them."""
         roles = self.roles
@@ -66,6 +68,7 @@ class GroundSettings:
             roles = roles.with_model(model, model_provider)
         elif model_provider is not None:
             roles = roles.with_provider(model_provider)
+        roles = roles.with_limits(rpm, tpm)
         where = self.cache
         if no_cache:
             where = None

@@ -100,7 +100,7 @@ def ground_summary(
     examples: int = EXAMPLES,
 ) -> dict[str, Any]:
     """The summary: ``facts``, ``verdicts``, call counts (``calls``, ``cached``, ``failed``,
-    ``tokens``, ``cost_usd``), then the failure shapes ``unsupported`` and ``too_narrow``."""
+    ``failures`` by kind, ``tokens``, ``cost_usd``), then the failure shapes ``unsupported`` and ``too_narrow``."""
     verdicts = {v.value: 0 for v in GroundingVerdict}
     for fact in facts:
         verdicts[fact.verdict.value] += 1
@@ -110,6 +110,7 @@ def ground_summary(
         "calls": stats.get("calls", 0),
         "cached": stats.get("cached", 0),
         "failed": stats.get("failed", 0),
+        "failures": dict(stats.get("failures") or {}),
         "tokens": stats.get("tokens", 0),
         "cost_usd": stats.get("cost_usd"),
         "located": stats.get("located", 0),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from openodke.interop.match import DocumentIndex
 from openodke.safeio import JSONSyntaxError, iter_json_lines, parse_json, read_bytes
 from openodke.types import Document
 
-__all__ = ["Problem", "as_index", "plain", "read_records", "scalar", "why"]
+__all__ = ["Problem", "as_index", "iter_records", "plain", "read_records", "scalar", "why"]
 
 
 def as_index(documents: Iterable[Document] | DocumentIndex) -> DocumentIndex:
@@ -29,15 +29,23 @@ def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
 
     A JSON file's records have no line (None); a JSONL file's have their line number.
     """
+    return list(iter_records(path))
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[int | None, Any]]:
+    """:func:`read_records` one record at a time: a JSONL file's are read line by line."""
     name = str(path)
     data = read_bytes(name, what="a JSON or JSONL file")
     try:
         whole = parse_json(data, path=name)
     except JSONSyntaxError:
-        return list(iter_json_lines(path))
+        del data  # not one JSON document: lines, read in bounded pieces
+        yield from iter_json_lines(path)
+        return
     if isinstance(whole, list):
-        return [(None, record) for record in whole]
-    return [(None, whole)]
+        yield from ((None, record) for record in whole)
+    else:
+        yield None, whole
 
 
 class Problem(InputError):
