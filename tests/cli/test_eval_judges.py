@@ -123,7 +123,7 @@ def test_precision_exit_codes(run: Path) -> None:
     )
     assert unknown.exit_code == 2 and "name facts not in the --facts run" in unknown.stderr
     as_json = run_odke("eval", "precision", "--facts", str(run / "run"), "--json")
-    assert json.loads(as_json.stdout)["method"] == "ppi-closed-form"
+    assert json.loads(as_json.stdout)["method"] == "ppi++"
 
 
 def test_pool(run: Path) -> None:

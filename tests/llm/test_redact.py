@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import pytest
 
 from openodke.llm import strip_secrets
+from openodke.llm.redact import is_secret_field, scrub_text, shown_url
 
 KEY = "sk-ant-0123456789abcdef"
 
@@ -37,12 +39,7 @@ def test_secret_fields_go_and_key_values_are_redacted() -> None:
     assert config["models"]["extract"]["api_key"] == KEY  # the input is left as it was
 
 
-import pytest as _pytest
-
-from openodke.llm.redact import is_secret_field, scrub_text, shown_url
-
-
-@_pytest.mark.parametrize(
+@pytest.mark.parametrize(
     ("name", "secret"),
     [
         ("openaiApiKey", True), ("apiKey", True), ("X-Api-Key", True), ("AccessToken", True),
@@ -54,7 +51,7 @@ def test_credential_names_in_any_case_style(name: str, secret: bool) -> None:
     assert is_secret_field(name) is secret
 
 
-@_pytest.mark.parametrize(
+@pytest.mark.parametrize(
     ("text", "shown"),
     [
         ("http://u:SECRETVALUE@host:8/v1", "http://<redacted>@host:8/v1"),

@@ -142,8 +142,8 @@ def compare(
 def _track(
     a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
 ) -> None:
-    """Append what B measured to the track record (given, or beside A's or B's items)."""
-    asked = applied is not None or path is not None
+    """Append what B measured to the track record (given, or beside A's or B's items); when
+    one is in play, say why nothing was recorded, if nothing was."""
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
         if not found:
@@ -154,7 +154,7 @@ def _track(
     result = record_comparison(path, a, b, comparison, applied=applied)
     for line in result.lines:
         typer.echo(render_measured(line), err=err)
-    for note in result.notes if asked else ():
+    for note in result.notes:
         typer.echo(f"track record: {note}", err=True)
 
 

@@ -149,6 +149,7 @@ def _flat(section: object) -> dict[str, float | int | None]:
     for key in ("judge_only", "corrected", "labels_only"):
         out[key] = data[key]["value"]
         out[f"{key}_low"], out[f"{key}_high"] = data[key]["low"], data[key]["high"]
+    out["weight"] = data["weight"]
     return out
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.engine.items import ItemRow
-from openodke.eval.stats.intervals import IntervalMethod, small_set_note
+from openodke.eval.stats.intervals import IntervalMethod, effective_documents, small_set_note
 from openodke.eval.stats.paired import Paired, paired_documents, paired_items
 from openodke.eval.stats.significance import McNemar, mcnemar
 from openodke.eval.stats.units import DOCUMENT_METRICS, ITEM_METRICS, aligned_units, check_metric
@@ -113,7 +113,12 @@ def compare_items(
         if unit == "item"
         else int(np.count_nonzero(values_a.any(axis=1) | values_b.any(axis=1)))
     )
-    too_small = small_set_note(informative, unit, total=primary.items)
+    effective = (
+        None
+        if unit == "item"
+        else effective_documents(_weights(values_a) + _weights(values_b))  # both runs' facts
+    )
+    too_small = small_set_note(informative, unit, total=primary.items, effective=effective)
     if too_small is not None:
         notes.append(too_small)
     if primary.flips == 0:
@@ -280,3 +285,8 @@ def _percent(level: float) -> str:
 
 def _p(p_value: float) -> str:
     return "p < 0.001" if p_value < 0.001 else f"p = {p_value:.3f}"
+
+
+def _weights(counts: np.ndarray) -> np.ndarray:
+    """Each document's gold + predicted facts, 2tp + fp + fn (n × 3 tp/fp/fn counts)."""
+    return 2 * counts[:, 0] + counts[:, 1] + counts[:, 2]

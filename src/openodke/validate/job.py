@@ -21,7 +21,7 @@ from openodke import __version__
 from openodke.calibration import load_cards
 from openodke.documents import load_documents
 from openodke.errors import InputError
-from openodke.gate import REFUSED_FILE, refused_lines
+from openodke.gate import REFUSED_FILE, VerdictGate, refused_lines
 from openodke.interop.adapters import read_predictions
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow, is_fact_rows
@@ -200,6 +200,11 @@ def prepare(
         cards=load_cards(extra_cards),
         **stages,
     )
+    gate = validator.gate
+    if isinstance(gate, VerdictGate) and gate.card is None:
+        # The config's verdict gate looks its judge up as odke run's does: in the shipped cards
+        # and the config's calibration: files.
+        gate.card = validator.judge_card(load_cards(extra_cards))
     return ValidateJob(
         ontology=onto,
         documents=documents,

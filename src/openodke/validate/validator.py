@@ -104,6 +104,10 @@ class Validator:
     def __repr__(self) -> str:
         return f"Validator({self.ontology.name!r}, grounder={self.grounder!r}, gate={self.gate!r})"
 
+    def judge_card(self, cards: Sequence[CalibrationCard] | None) -> CalibrationCard | None:
+        """The card of the grounder's judge among ``cards`` (None: those shipped), or None."""
+        return self._card(cards)
+
     def _card(self, cards: Sequence[CalibrationCard] | None) -> CalibrationCard | None:
         judge = _judge(self.grounder)
         if judge is None:

@@ -33,7 +33,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
 from openodke.eval.diagnosis.models import Diagnosis, Rate, Replay
-from openodke.safeio import read_json
 
 __all__ = ["FIXES", "Fix", "FixRecall", "FixSpec", "fixes", "reference_rates", "render_fixes"]
 
@@ -221,22 +220,22 @@ def _delta(after: float | None, before: float | None) -> float | None:
 
 
 def _read_reference(path: Path) -> Any:
-    """Another system's report: JSON read within bounds, with a schema_version this version
-    reads (1.x); none, null or another major is refused."""
-    from openodke.eval.report.io import check_major
+    """Another system's report, read as every report is (:func:`~openodke.eval.report.io.
+    read_report`: within bounds, a 1.x schema_version, every field checked against the schema):
+    a file that fails ``check_report`` is refused, never half used."""
+    from openodke.eval.report.io import read_report
 
-    reference = read_json(path, what="an eval report (--reference)")
-    if not isinstance(reference, Mapping):
+    try:
+        report, _ = read_report(path)
+    except InputError as error:
+        if error.path is not None:
+            raise
+        lines = [line.removeprefix(f"{path}: ") for line in error.message.splitlines()]
+        problems = "; ".join(lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
         raise InputError(
-            f"expected an eval report (an object), got {type(reference).__name__}", path=str(path)
-        )
-    if not isinstance(reference.get("schema_version"), str):
-        raise InputError(
-            "not an eval report: schema_version is missing or not a string (expected 1.x)",
-            path=str(path),
-        )
-    check_major(dict(reference), path)
-    return reference
+            f"not a valid eval report (--reference): {problems}", path=str(path)
+        ) from None
+    return report.model_dump(mode="json")
 
 
 def reference_rates(reference: Any) -> dict[str, float]:

@@ -52,7 +52,13 @@ def render_diagnosis(diagnosis: Diagnosis) -> str:
     ]
     if examples:
         lines += ["", *examples]
-    lines += ["", f"false positives  ({diagnosis.row}: {diagnosis.false_positives:,})"]
+    # The row's false positives are the facts it wrote; the gate's catches are counted beside
+    # them, so the header adds up to the rows below it.
+    refused = next((b.count for b in precision if b.bucket == "refused_not_in_gold"), None)
+    head = f"{diagnosis.row}: {diagnosis.false_positives:,}"
+    if refused:
+        head += f" written, and {refused:,} refused by the gate, not in gold"
+    lines += ["", f"false positives  ({head})"]
     lines += _table(precision, width)
     fp_examples = [
         f"  e.g. {b.label}: {e.doc_id}: {e.gold} ({e.why})" for b in precision for e in b.examples

@@ -216,13 +216,13 @@ def official_row(official: object) -> tuple[Row, list[str]]:
                 precision=Value(value=official.precision),
                 recall=Value(value=official.recall),
                 f1=Value(value=official.f1),
+                # Ign F1 only with the training facts (else a note says how to get it).
+                ign_f1=None if official.ign_f1 is None else Value(value=official.ign_f1),
+                evidence_f1=Value(value=official.evidence_f1),
             ),
             counts=None,
         )
-        notes = list(official.notes)
-        if official.ign_f1 is not None:
-            notes.append(f"official Ign F1 {official.ign_f1:.4f}")
-        return row, notes
+        return row, list(official.notes)
     raise TypeError(f"not an official score: {type(official).__name__}")
 
 
@@ -290,7 +290,7 @@ def score_pipeline(
         official, official_notes = official_row(result)
         rows.append(official)
         all_notes += official_notes
-    report = _report(name, score, inputs, rows, all_notes, run_inputs, title)
+    report = _traced(_report(name, score, inputs, rows, all_notes, run_inputs, title), diagnosis)
     findings = None
     if diagnosis is not None:
         findings = diagnose_pipeline(
@@ -314,6 +314,23 @@ def _row(
     conformance, hallucination = checks.summarise(flags)
     row = row_from_score(name, score, usage=usage)
     return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
+
+
+def _traced(report: EvalReport, diagnosis: DiagnosisOptions | None) -> EvalReport:
+    """``report`` with the models and prompts of the run ``--trace`` names (its manifest's, or
+    its config's models), so the report says how the scored facts were made."""
+    if diagnosis is None or diagnosis.trace is None:
+        return report
+    from openodke.eval.diagnosis.trace import models_from_trace
+
+    models, prompts = models_from_trace(diagnosis.trace)
+    run = report.run.model_copy(
+        update={
+            "models": {**models, **report.run.models},
+            "prompts": list(dict.fromkeys([*report.run.prompts, *prompts])),
+        }
+    )
+    return report.model_copy(update={"run": run})
 
 
 def first_notes(
@@ -377,6 +394,7 @@ def score_fact_file(
     inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold)})
     notes = [*missing_documents(gold.docs.names.values(), inputs.documents), *notes]
     report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
+    report = _traced(report, diagnosis)
     findings = None
     if diagnosis is not None:
         findings = diagnose_pipeline(

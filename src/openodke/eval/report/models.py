@@ -59,6 +59,17 @@ class Performance(_Model):
     recall: Value
     f1: Value
     average: Literal["micro", "macro"] = "micro"
+    ign_f1: Value | None = Field(
+        default=None,
+        description="Re-DocRED's official Ign F1 (correct predictions whose entity names and "
+        "relation are a training fact left out of precision); null unless training facts "
+        "were given (--train-facts) and on every other row.",
+    )
+    evidence_f1: Value | None = Field(
+        default=None,
+        description="Re-DocRED's official Evidence F1 (the evidence sentences of correct "
+        "predictions against the gold's); null on every other row.",
+    )
 
 
 class Counts(_Model):
@@ -186,7 +197,7 @@ class CalibrationLine(_Model):
 
 
 class JudgedPrecision(_Model):
-    """Precision without gold: a judge and a labelled sample (PPI closed form)."""
+    """Precision without gold: a judge and a labelled sample (PPI++, power-tuned)."""
 
     facts: int
     supported: int
@@ -198,7 +209,16 @@ class JudgedPrecision(_Model):
     corrected: Value
     labels_only: Value
     level: float
-    method: Literal["ppi-closed-form"] = "ppi-closed-form"
+    method: Literal["ppi-closed-form", "ppi++"] = Field(
+        default="ppi++",
+        description="ppi++: the judge weighed by `weight` (Angelopoulos, Duchi & Zrnic 2023), "
+        "never wider than labels_only; ppi-closed-form: plain PPI (reports before it).",
+    )
+    weight: float | None = Field(
+        default=None,
+        description="PPI++'s λ in [0, 1], the weight on the judge: 0 when the labels alone "
+        "decide (corrected is then labels_only), 1 is plain PPI; null without labels.",
+    )
     minimum: int
     calibrated: bool
     coverage: float | None
