@@ -9,6 +9,7 @@ import typer
 
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -17,6 +18,8 @@ from openodke.cli.options import (
     MaxWorkers,
     NoCache,
     Prices,
+    Rpm,
+    Tpm,
     give_prices,
     write_page,
 )
@@ -98,6 +101,9 @@ def register(bench_app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         html: Html = None,
         fail_under: FailUnder = None,
@@ -120,6 +126,9 @@ def register(bench_app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         try:

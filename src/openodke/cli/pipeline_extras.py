@@ -61,6 +61,7 @@ def make_extras(
     config: Path | None,
     bench: Path | None,
     options: ModelOptions,
+    allow_failures: float | None = None,
 ) -> Extras:
     """What was asked beside the strict score, with its run config read and its model built.
 
@@ -68,7 +69,12 @@ def make_extras(
     ``--lenient`` without either ask the default ground model. InputError (exit 2) for a
     ``--validator`` with no config, or a config with problems (each printed on its own line).
     """
-    extras = Extras(validator=validator, adjudicate=adjudicate, lenient=lenient)
+    extras = Extras(
+        validator=validator,
+        adjudicate=adjudicate,
+        lenient=lenient,
+        allow_failures=allow_failures,
+    )
     if not extras.active:
         return extras
     for flag, path in (("--adjudicate", adjudicate), ("--lenient", lenient)):
