@@ -73,7 +73,7 @@ def make_extras(
         validator=validator,
         adjudicate=adjudicate,
         lenient=lenient,
-        allow_failures=allow_failures,
+        allow_failures=allow_failures or 0.0,
     )
     if not extras.active:
         return extras
