@@ -131,9 +131,11 @@ def coverage(sizes: str, documents: int, level: str, options: argparse.Namespace
         hits.append(f1.low <= true_f1 <= f1.high)
         widths.append(f1.high - f1.low)
     kept = len(hits)
-    cover = float(np.mean(hits)) if kept else math.nan
+    if not kept:
+        return f"flagged {100 * flags / options.sets:5.1f}%  (every set: no coverage to read)"
+    cover = float(np.mean(hits))
     oracle = 2 * Z95 * float(np.std(estimates)) if len(estimates) > 1 else math.nan
-    width = float(np.mean(widths)) / oracle if kept and oracle > 0 else math.nan
+    width = float(np.mean(widths)) / oracle if oracle > 0 else math.nan
     return (
         f"flagged {100 * flags / options.sets:5.1f}%  unflagged coverage "
         f"{100 * cover:5.1f} ± {se(cover, kept):.1f} ({kept} sets)  width {width:4.2f}"

@@ -5,20 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from openodke.cli import style
 from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
-from openodke.eval.compare import Comparison, compare_runs, render_comparison
-from openodke.eval.diagnosis.track_record import (
-    TRACK_RECORD,
-    check_fix_id,
-    record_comparison,
-    render_measured,
-)
-from openodke.eval.report.build import from_comparison, write_report
+
+if TYPE_CHECKING:
+    from openodke.eval.compare import Comparison
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 
@@ -110,6 +106,10 @@ def compare(
     html: Html = None,
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
+    from openodke.eval.compare import compare_runs, render_comparison
+    from openodke.eval.diagnosis.track_record import check_fix_id
+    from openodke.eval.report.build import from_comparison, write_report
+
     if describe:
         typer.echo(DESCRIBE, nl=False)
         return
@@ -125,7 +125,7 @@ def compare(
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
-        typer.echo(render_comparison(comparison))
+        typer.echo(style.verdict(render_comparison(comparison)))
     _track(a, b, comparison, applied, track_record, err=as_json)
 
     reasons = gate_failures(
@@ -133,7 +133,8 @@ def compare(
     )
     for reason in reasons:
         # Beside --json the gate lines go to stderr, so stdout stays one JSON document.
-        typer.echo(f"gate: fail: {reason}", err=as_json)
+        line = f"gate: fail: {reason}"
+        typer.echo(line if as_json else style.gate_line(line), err=as_json)
     if reasons:
         sys.stdout.flush()
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
@@ -144,6 +145,12 @@ def _track(
 ) -> None:
     """Append what B measured to the track record (given, or beside A's or B's items); when
     one is in play, say why nothing was recorded, if nothing was."""
+    from openodke.eval.diagnosis.track_record import (
+        TRACK_RECORD,
+        record_comparison,
+        render_measured,
+    )
+
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
         if not found:

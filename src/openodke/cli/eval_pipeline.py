@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli import pipeline_extras as extra
+from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
     AllowFailures,
@@ -37,23 +38,16 @@ from openodke.cli.options import (
     write_page,
 )
 from openodke.errors import InputError
-from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
-from openodke.eval.engine.fastload import without_gc
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.pipeline.api import is_submission, pipeline_run
-from openodke.eval.pipeline.evaluate import PipelineResult
-from openodke.eval.pipeline.extras import Extended, with_small_set_note
-from openodke.eval.pipeline.findings import render_findings
-from openodke.eval.pipeline.judge_client import ModelOptions
-from openodke.eval.report.build import report_json
-from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
-from openodke.eval.report.render import render_report
-from openodke.interop.describe import describe_pipeline
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.evaluate import PipelineResult
+    from openodke.eval.pipeline.extras import Extended
+from openodke.eval.engine.pause import without_gc
 
 if TYPE_CHECKING:
     from openodke.types import Document
 
-__all__ = ["is_submission", "register"]
+__all__ = ["register"]
 
 Opt = typer.Option
 
@@ -123,6 +117,12 @@ def pipeline(
     --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
     X): --fail-under 0.7 --fail-under precision=0.8.
     """
+    from openodke.eval.diagnosis.track_record import default_path
+    from openodke.eval.pipeline.api import pipeline_run
+    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.report.floors import parse_floors
+    from openodke.interop.describe import describe_pipeline
+
     give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
@@ -202,6 +202,14 @@ def _emit(
     html: Path | None = None,
     documents: Sequence[Document] = (),
 ) -> None:
+    from openodke.eval.diagnosis.track_record import record_prediction, sha256_text
+    from openodke.eval.engine.jsonl import write_outputs
+    from openodke.eval.pipeline.extras import with_small_set_note
+    from openodke.eval.pipeline.findings import render_findings
+    from openodke.eval.report.build import report_json
+    from openodke.eval.report.floors import check_floors, enforce_floors
+    from openodke.eval.report.render import render_report
+
     result = with_small_set_note(result)
     gated = check_floors(result.report, floors, row=result.report.rows[0].name)
     result = replace(result, report=gated)
@@ -210,14 +218,14 @@ def _emit(
     else:
         first = echo_first(result.score)
         shown = result.report.model_copy(update={"notes": without(result.report.notes, first)})
-        typer.echo(render_report(shown))
+        typer.echo(style.report_table(render_report(shown), len(shown.rows)))
         for table in extended.tables if extended is not None else ():
             typer.echo("")
             typer.echo(table)
         if result.findings is not None:
             for table in render_findings(result.findings, row=result.findings.diagnosis.row):
                 typer.echo("")
-                typer.echo(table)
+                typer.echo(style.findings(table))
     outputs = []
     items_text = None
     if items is not None:

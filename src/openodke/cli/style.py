@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from functools import cache
 
-__all__ = ["colour", "findings", "first_warnings", "gate_line", "report_table", "verdict"]
+__all__ = [
+    "colour",
+    "findings",
+    "first_warnings",
+    "gate_line",
+    "report_table",
+    "stage_table",
+    "verdict",
+]
 
 
 def colour() -> bool:
@@ -50,55 +59,61 @@ def first_warnings(lines: list[str] | tuple[str, ...]) -> list[str]:
     return [_paint(line, "bold yellow") if line else line for line in lines]
 
 
-def report_table(text: str, rows: int) -> str:
-    """The rows table: the title bold, the first (headline) row bold, notes' bullets dim."""
+def _styled(text: str, rule: Callable[[int, str], str | None]) -> str:
+    """``text`` with each line ``rule`` gives a style painted in it; unchanged when piped."""
     if not colour():
         return text
-    lines = text.split("\n")
     out = []
-    for i, line in enumerate(lines):
-        if i == 0:
-            out.append(_paint(line, "bold"))
-        elif i == 2 and rows:  # line 1 is the header, line 2 the first row
-            out.append(_paint(line, "bold cyan"))
-        elif line.startswith("  • "):
-            out.append(_paint(line, "yellow"))
-        else:
-            out.append(line)
+    for i, line in enumerate(text.split("\n")):
+        style = rule(i, line)
+        out.append(_paint(line, style) if style else line)
     return "\n".join(out)
+
+
+def _notes(line: str) -> str | None:
+    return "yellow" if line.startswith("  • ") else None
+
+
+def report_table(text: str, rows: int) -> str:
+    """The rows table: the title bold, the first (headline) row bold cyan, the notes yellow."""
+    # line 1 is the header, line 2 the first row
+    return _styled(
+        text,
+        lambda i, line: "bold" if i == 0 else "bold cyan" if i == 2 and rows else _notes(line),
+    )
+
+
+def stage_table(text: str) -> str:
+    """A stage's table: its title bold, the F1 line (the headline) bold cyan, notes yellow."""
+    return _styled(
+        text,
+        lambda i, line: (
+            "bold" if i == 0 else "bold cyan" if line.startswith("  f1 ") else _notes(line)
+        ),
+    )
 
 
 def findings(text: str) -> str:
     """A findings table: its title bold, the top fix (rank 1) bold green."""
-    if not colour():
-        return text
-    lines = text.split("\n")
-    out = []
-    for i, line in enumerate(lines):
-        if i == 0:
-            out.append(_paint(line, "bold"))
-        elif line.startswith("  1  ") or line.startswith("  1. "):
-            out.append(_paint(line, "bold green"))
-        else:
-            out.append(line)
-    return "\n".join(out)
+    return _styled(
+        text,
+        lambda i, line: (
+            "bold" if i == 0 else "bold green" if line.startswith(("  1  ", "  1. ")) else None
+        ),
+    )
 
 
 def verdict(text: str) -> str:
     """compare's table: the verdict line green (better), red (worse) or yellow."""
-    if not colour():
-        return text
-    out = []
-    for line in text.split("\n"):
-        stripped = line.lstrip()
-        if stripped.startswith("verdict"):
-            words = stripped.split()
-            word = words[1].rstrip(":") if len(words) > 1 else ""
-            style = {"better": "bold green", "worse": "bold red"}.get(word, "bold yellow")
-            out.append(_paint(line, style))
-        else:
-            out.append(line)
-    return "\n".join(out)
+
+    def rule(_: int, line: str) -> str | None:
+        words = line.split()
+        if not words or words[0] != "verdict":
+            return None
+        word = words[1].rstrip(":") if len(words) > 1 else ""
+        return {"better": "bold green", "worse": "bold red"}.get(word, "bold yellow")
+
+    return _styled(text, rule)
 
 
 def gate_line(line: str) -> str:

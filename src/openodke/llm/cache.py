@@ -16,6 +16,7 @@ DECISIONS #143.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import sqlite3
@@ -26,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from openodke.errors import InputError
+from openodke.errors import InputError, OutputError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
 
 __all__ = [
@@ -117,6 +118,10 @@ class ResponseStore:
                 " response TEXT NOT NULL, created_at REAL NOT NULL)"
             )
         except (OSError, sqlite3.Error) as error:
+            if _full(error):  # the machine's disk, not the user's input: exit 1
+                raise OutputError(
+                    f"cannot write the response cache {target}: the disk is full or failed"
+                ) from error
             raise InputError(
                 f"cannot open the response cache: {error}", path=str(target)
             ) from error
@@ -172,7 +177,14 @@ class ResponseStore:
                     "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
                     (key, response.model, blob, time.time()),
                 )
-        except sqlite3.DatabaseError as error:
+        except (OSError, sqlite3.DatabaseError) as error:
+            if _full(error):  # the machine's disk, not a damaged cache: exit 1
+                raise OutputError(
+                    f"cannot store an answer in the response cache {self.path}: the disk "
+                    "is full or failed (answers already stored are kept)"
+                ) from error
+            if isinstance(error, OSError):
+                raise
             self._damage(error)
 
     def __len__(self) -> int:
@@ -251,3 +263,16 @@ class CachedClient:
         close = getattr(self.inner, "close", None)
         if callable(close):
             close()
+
+
+def _full(error: BaseException) -> bool:
+    """Whether ``error`` says a write failed: the disk (or the file size limit) is full."""
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    code = getattr(error, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in (_SQLITE_IOERR, _SQLITE_FULL):
+        return True  # a write that failed (EFBIG, ENOSPC) comes back as an I/O error
+    return "disk is full" in str(error) or "disk I/O error" in str(error)
+
+
+_SQLITE_IOERR, _SQLITE_FULL = 10, 13

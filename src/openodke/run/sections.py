@@ -106,8 +106,9 @@ def stages(problems: Problems, value: Any) -> Stages | None:
             found[key] = tuple(s for s in sinks if s is not None)
         elif item is not None:
             found[key] = _stage(problems, key, loc, item)
-    if "extractor" not in value:
-        problems.add(("stages",), "stages.extractor is required (llm, pattern, hybrid or triples)")
+    if value.get("extractor") is None:  # missing, or written with no value (extractor: null)
+        where: Loc = ("stages", "extractor") if "extractor" in value else ("stages",)
+        problems.add(where, "stages.extractor is required (llm, pattern, hybrid or triples)")
         return None
     if any(v is None for k, v in found.items() if k != "sink"):
         return None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from openodke.errors import InputError
-from openodke.safeio import open_regular
+from openodke.safeio import first_line
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.evaluate import PipelineInputs, PipelineResult
@@ -31,10 +31,7 @@ _FIRST_LINE = 1 << 20  # bytes of the first line read to tell a submission
 def is_submission(path: Path) -> bool:
     """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
     try:
-        with open_regular(path) as handle:
-            first = b""
-            while not first.strip() and (raw := handle.readline(_FIRST_LINE)):
-                first = raw.lstrip(b"\xef\xbb\xbf")
+        first = first_line(path, _FIRST_LINE) or b""
     except (InputError, OSError):
         return False
     if first.lstrip().startswith(b"["):
@@ -153,15 +150,14 @@ def pipeline_run(
     """
     from openodke.eval.engine.identity import Identity
     from openodke.eval.pipeline import collect, run_callable, run_command
-    from openodke.eval.pipeline.collect import check_last_line
     from openodke.eval.pipeline.evaluate import (
         DiagnosisOptions,
         bench_inputs,
         label_inputs,
-        score_fact_file,
         score_pipeline,
     )
     from openodke.eval.pipeline.extras import Extras, extend_result
+    from openodke.eval.pipeline.stream import score_predictions
     from openodke.eval.report.models import Cost, Latency
     from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.ontology import Ontology
@@ -186,21 +182,22 @@ def pipeline_run(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
+        # Fact rows, triples rows and adapters' output go straight to the engine's columns
         columns = (
             predictions is not None
-            and _fact_file(predictions, adapter)
             and not extras.active
+            and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
         )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = mapped, match
         if columns:
             assert predictions is not None
-            check_last_line(predictions)
-            result = score_fact_file(
+            result = score_predictions(
                 predictions,
                 labels,
                 inputs,
+                adapter=adapter,
                 run_inputs={"predictions": str(predictions)},
                 diagnosis=diagnosis,
             )
@@ -249,7 +246,7 @@ def pipeline_run(
             run if isinstance(run, str) else getattr(run, "__qualname__", type(run).__name__)
         )
         got = collect(
-            run_callable(run, docs, adapter=adapter),
+            run_callable(run, docs, adapter=adapter, timeout=timeout),
             docs,
             ontology=inputs.ontology,
             adapter=adapter,
@@ -274,10 +271,3 @@ def pipeline_run(
             diagnosis=diagnosis if extras.active else None,
         )
     return PipelineRun(extended.result, inputs, extended)
-
-
-def _fact_file(predictions: Path, adapter: str) -> bool:
-    """A file of Fact rows scored against labels is read straight to columns, at any size."""
-    from openodke.interop import is_fact_rows
-
-    return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)

@@ -9,9 +9,10 @@ benchmark's own scorer replayed as a row named ``official``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +42,10 @@ from openodke.ontology import Ontology
 from openodke.safeio import open_regular, read_json, walk_files
 from openodke.types import Document, Fact
 
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.texts import TextAnswers
+    from openodke.eval.engine.columns import FactColumns
+
 __all__ = [
     "DiagnosisOptions",
     "PipelineInputs",
@@ -52,6 +57,7 @@ __all__ = [
     "official_row",
     "score_fact_file",
     "score_pipeline",
+    "score_streamed",
 ]
 
 
@@ -375,22 +381,69 @@ def score_fact_file(
     notes: Sequence[str] = (),
     run_inputs: dict[str, str] | None = None,
     diagnosis: DiagnosisOptions | None = None,
+    usage: Usage | None = None,
 ) -> PipelineResult:
     """:func:`score_pipeline` for a file of Fact rows against a label file: both read straight
     to the engine's columns (keys, checks and what the diagnosis joins on, never a Fact per row),
     so ``facts`` is empty. The same rows, diagnosis and fixes as the Facts would give."""
-    from openodke.eval.diagnosis.inputs import text_map
-    from openodke.eval.diagnosis.texts import TextAnswers
-    from openodke.eval.diagnosis.view import view_of
     from openodke.eval.engine.fastload import load_both, paused_gc
 
     checks = FactChecks(inputs.ontology, inputs.documents)
-    texts = TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
+    texts = _texts(inputs, diagnosis)
     with paused_gc():
         gold, said = load_both(labels, predictions, checks=checks, texts=texts)
+    return _score_columns(gold, said, checks, inputs, name, notes, run_inputs, diagnosis, usage)
+
+
+def score_streamed(
+    predictions: Callable[[FactChecks], tuple[FactColumns, Sequence[str]]],
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    name: str = "pipeline",
+    notes: Sequence[str] = (),
+    run_inputs: dict[str, str] | None = None,
+    diagnosis: DiagnosisOptions | None = None,
+    usage: Usage | None = None,
+) -> PipelineResult:
+    """:func:`score_fact_file` for predictions read into columns by ``predictions`` (given the
+    fact checks, it returns the columns and its notes: :func:`~openodke.eval.pipeline.stream.
+    stream_columns` on triples rows or an adapter's output), so ``facts`` is empty."""
+    from openodke.eval.engine.fastload import load_gold_answered, paused_gc
+
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    with paused_gc():
+        gold = load_gold_answered(labels, _texts(inputs, diagnosis))
+    said, read_notes = predictions(checks)
+    notes = [*read_notes, *notes]
+    return _score_columns(gold, said, checks, inputs, name, notes, run_inputs, diagnosis, usage)
+
+
+def _texts(inputs: PipelineInputs, diagnosis: DiagnosisOptions | None) -> TextAnswers | None:
+    from openodke.eval.diagnosis.inputs import text_map
+    from openodke.eval.diagnosis.texts import TextAnswers
+
+    return TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
+
+
+def _score_columns(
+    gold: FactColumns,
+    said: FactColumns,
+    checks: FactChecks,
+    inputs: PipelineInputs,
+    name: str,
+    notes: Sequence[str],
+    run_inputs: dict[str, str] | None,
+    diagnosis: DiagnosisOptions | None,
+    usage: Usage | None,
+) -> PipelineResult:
+    from openodke.eval.diagnosis.view import view_of
+    from openodke.eval.engine.fastload import paused_gc
+
+    with paused_gc():
         score = score_keys(gold, said, [d.id for d in inputs.documents], inputs.identity)
     flags = said.flags if said.flags is not None else np.zeros(len(said), np.int8)
-    rows = [_row(name, score, checks, flags, None)]
+    rows = [_row(name, score, checks, flags, usage)]
     inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold)})
     notes = [*missing_documents(gold.docs.names.values(), inputs.documents), *notes]
     report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
