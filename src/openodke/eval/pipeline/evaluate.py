@@ -277,7 +277,7 @@ def score_pipeline(
     doc_ids = [d.id for d in inputs.documents]
     view = gold_view(inputs.gold, scored, documents=doc_ids, identity=inputs.identity)
     score = view.score
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     flags = checks.of_facts(scored)
     rows = [_row(name, score, checks, flags, usage)]
     if bench is not None:
@@ -365,7 +365,7 @@ def score_fact_file(
     from openodke.eval.diagnosis.view import view_of
     from openodke.eval.engine.fastload import load_both, paused_gc
 
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     texts = TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
     with paused_gc():
         gold, said = load_both(labels, predictions, checks=checks, texts=texts)

@@ -258,12 +258,15 @@ def score_keys(
     ``identity`` says how ends compare (default: names as users mean them, untyped ends match
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
-    aligner = Aligner(gold, identity or Identity())
+    aligner = Aligner(gold, identity or Identity(), documents, predicted.types)
     gold = replace(gold, keys=aligner.gold_keys)
     predicted = replace(
-        predicted, keys=aligner.keys(predicted.keys, predicted.docs, predicted.types)
+        predicted,
+        keys=aligner.keys(predicted.keys, predicted.docs, predicted.types, predicted),
     )
-    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, documents)
+    matching = match_keys(
+        gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids
+    )
     return ExtractionScore(matching, len(predicted), gold, predicted, aligner)
 
 
