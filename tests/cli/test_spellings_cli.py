@@ -157,7 +157,9 @@ def test_gold_predicates_written_as_the_ontologys_labels(tmp_path):
         row["fact"]["predicate"] = LABELS[row["fact"]["predicate"]]
 
     gold = _gold(tmp_path, label)
-    counts, report, _ = _run("--labels", gold, "--predictions", EXAMPLE / "triples.jsonl", *ONTOLOGY)
+    counts, report, _ = _run(
+        "--labels", gold, "--predictions", EXAMPLE / "triples.jsonl", *ONTOLOGY
+    )
     assert counts == HAND
 
 
@@ -281,9 +283,9 @@ def test_an_untyped_gold_entity_matches_a_predicted_literal(tmp_path):
 
     gold = _gold(tmp_path, entity_year)
     for ontology in ((), ONTOLOGY):
-        assert _run("--labels", gold, "--predictions", EXAMPLE / "triples.jsonl", *ontology)[
-            0
-        ] == HAND
+        assert (
+            _run("--labels", gold, "--predictions", EXAMPLE / "triples.jsonl", *ontology)[0] == HAND
+        )
 
 
 def test_a_name_with_two_types_in_one_document_resolves_by_its_fact(tmp_path):
@@ -400,7 +402,9 @@ def test_literals_compare_as_the_range_types_them(tmp_path, predicate, ours, the
     assert counts[0] == ((1, 0, 0) if hit else (0, 1, 1))
 
 
-@pytest.mark.parametrize(("ours", "theirs", "hit"), [("02139", "2139", False), ("1.10", "1.1", True)])
+@pytest.mark.parametrize(
+    ("ours", "theirs", "hit"), [("02139", "2139", False), ("1.10", "1.1", True)]
+)
 def test_without_an_ontology_a_leading_zero_is_a_string(tmp_path, ours, theirs, hit):
     gold, facts, _ = _literal_files(tmp_path, [("zip", ours, theirs)])
     counts = _run("--labels", gold, "--predictions", facts, command="extract")

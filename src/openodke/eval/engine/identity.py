@@ -316,8 +316,7 @@ class Aligner:
         rows = table.literal & np.isin(table.predicate, strings)
         if not rows.any():
             return table
-        name = np.where(rows, columns.object_bare, table.object_name)
-        return replace(table, object_name=name)
+        return replace(table, object_name=np.where(rows, columns.object_bare, table.object_name))
 
     def _as_written(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
         """``match="exact"``: each entity end goes by its key as written (no case folding, no
@@ -349,10 +348,13 @@ class Aligner:
         docs: DocColumn,
         types: Mapping[int, str],
         columns: FactColumns | None = None,
+        *,
+        labels: bool = False,
     ) -> KeyTable:
         """``table`` (prediction rows citing ``docs``; ``types`` names its type hashes;
         ``columns`` the rows' other columns, when it is a whole side) with the effective types
-        and names matching compares."""
+        and names matching compares; ``labels``: also by labels and aliases, when most
+        predicted entity names are no gold entity's (:meth:`relabel` says when to ask)."""
         table = self._predicates(table)
         at = self._documents(docs)
         if self.identity.match == "names":
@@ -363,7 +365,7 @@ class Aligner:
         table = self._strings(table, columns)
         if self._exact:
             table = self._as_written(table, columns)
-        else:
+        elif labels:
             table = self._labelled(table, columns)
         every = np.ones(len(table), bool)
         s_type = self._resolved(table.subject_name, table.subject_type, at, every)
@@ -371,6 +373,11 @@ class Aligner:
         s_type, o_type = self._by_fact(table, s_type, o_type, at)
         aligned = table.with_types(s_type, o_type)
         return self._as_entities(self._as_literals(aligned, at), at)
+
+    def relabel(self, hits: int, scored: int) -> bool:
+        """Whether to align again by labels: most scored predictions (``hits`` of ``scored``)
+        missed, in identity matching. A run that mostly hits never reads a label."""
+        return self.identity.match == "identity" and scored > 0 and 2 * hits < scored
 
     def _documents(self, docs: DocColumn) -> np.ndarray:
         """Each row's document as the gold names it (its own hash where it names none)."""
@@ -555,7 +562,7 @@ class Aligner:
         mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
         g = self.gold_keys
         nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
-        if 2 * int(np.count_nonzero(member(mine, nodes, ready=True))) >= len(mine):
+        if 2 * int(np.count_nonzero(member(mine, nodes))) >= len(mine):
             return table
         gold_nodes, alt = self._gold_names
         gold_set = set(gold_nodes.tolist())

@@ -155,7 +155,7 @@ class ExtractionScore:
         count = len(joined)
         return (
             f"{count:,} document id{'' if count == 1 else 's'} joined a labelled document by "
-            f"file stem, none having {'its' if count == 1 else 'their'} id "
+            f"letter case or file stem, none having {'its' if count == 1 else 'their'} id "
             f"(e.g. {name!r} ↔ {other!r})"
         )
 
@@ -260,13 +260,17 @@ def score_keys(
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted.types)
     gold = replace(gold, keys=aligner.gold_keys)
-    predicted = replace(
-        predicted,
-        keys=aligner.keys(predicted.keys, predicted.docs, predicted.types, predicted),
-    )
-    matching = match_keys(
-        gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids
-    )
+    raw = predicted
+    predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
+    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
+    status = matching.pred_status
+    scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
+    if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
+        # Most predictions missed: perhaps keys share nothing and labels do (DECISIONS 127).
+        again = aligner.keys(raw.keys, raw.docs, raw.types, raw, labels=True)
+        if not np.array_equal(again.key, predicted.keys.key):
+            predicted = replace(raw, keys=again)
+            matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
     return ExtractionScore(matching, len(predicted), gold, predicted, aligner)
 
 
