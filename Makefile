@@ -2,7 +2,7 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test check bench clean
+.PHONY: demo test check bench docs clean
 
 $(BIN)/odke:
 	$(PY) -m venv $(VENV)
@@ -25,8 +25,15 @@ check: $(VENV)/.dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
 
+$(VENV)/.docs: $(BIN)/odke pyproject.toml
+	$(BIN)/pip install -q -e '.[docs]'
+	touch $(VENV)/.docs
+
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 bench: $(VENV)/.dev
 	for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-out
+	rm -rf $(VENV) demo-out site

@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 
-from openodke.eval.intervals import IntervalMethod
 from openodke.eval.stats import document_intervals, paired_documents
+from openodke.eval.stats.intervals import IntervalMethod
 
 TRUTH = {"precision": 2.4 / 3.9, "recall": 0.6, "f1": 4.8 / 7.9}
 METHODS: tuple[IntervalMethod, ...] = ("percentile", "expanded-bca")

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 __all__ = [
     "BudgetStop",
+    "CallsFailed",
     "CompareGateFailed",
+    "GateFailed",
     "InputError",
     "ModelConfigError",
     "OdkeError",
@@ -15,7 +17,9 @@ __all__ = [
     "OutputError",
     "PipelineError",
     "ProviderError",
+    "ProviderUnavailable",
     "ReportBug",
+    "RunStop",
     "Terminated",
     "exit_code_for",
 ]
@@ -75,10 +79,33 @@ class ProviderError(OdkeError):
     exit_code = 1
 
 
-class CompareGateFailed(OdkeError):
-    """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
+class RunStop(OdkeError):
+    """Something that ends a model run at once, however many calls remain: a budget about to be
+    passed, a provider that refuses the key or cannot be reached. Code that turns a call's
+    exception into a failed call re-raises these."""
+
+
+class ProviderUnavailable(RunStop, ProviderError):
+    """The provider refuses the key (401/403) or cannot be reached (connection refused): every
+    further call would fail the same way, so the run stops after the first few with this."""
 
     exit_code = 1
+
+
+class CallsFailed(ProviderError):
+    """Model calls failed and left more facts or documents unchecked than ``--allow-failures``."""
+
+    exit_code = 1
+
+
+class GateFailed(OdkeError):
+    """A gate on one run (``--fail-under`` on a score) that did not pass."""
+
+    exit_code = 1
+
+
+class CompareGateFailed(GateFailed):
+    """A compare gate (`--fail-under`, worse, `--fail-on-inconclusive`) that did not pass."""
 
 
 class OutputError(OdkeError, OSError):
@@ -93,7 +120,7 @@ class ReportBug(OdkeError):
     exit_code = 1
 
 
-class BudgetStop(OdkeError):
+class BudgetStop(RunStop):
     """The next model call would pass the run's budget."""
 
     exit_code = 3

@@ -170,3 +170,27 @@ def test_prepared_configs_run_as_they_are(
         plan = json.loads(result.stdout)["plan"]
         assert (plan["documents"], plan["extract"]["calls"]) == (documents, documents)
         assert plan["extract"]["model"] == "anthropic/claude-sonnet-5"
+
+
+def test_fail_under_gates_the_last_of_our_rows(runs: dict[str, Path], odke) -> None:
+    # The run again from the cache, with an F1 floor just over the low end of "+ corroboration"
+    # (what the config writes) and a recall floor at its low end: the first fails, the second
+    # passes; both are in the report, and the one line names the failed one.
+    folder = runs["marks"]
+    before = {r["name"]: r for r in _report(folder)["rows"]}["+ corroboration"]["performance"]
+    f1, recall = before["f1"]["low"], before["recall"]["low"]
+    result = odke(
+        "bench", "run", str(folder), "--config", str(folder / "odke-local.json"),
+        "--cache", str(folder.parent / "cache"),
+        "--fail-under", f"{f1 + 0.001}", "--fail-under", f"recall={recall}",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"error: --fail-under: the low end of + corroboration's f1 range, {f1:.3f}, is under "
+        f"{f1 + 0.001:g}"
+    )
+    gates = _report(folder)["gates"]
+    assert [(g["row"], g["metric"], g["passed"]) for g in gates] == [
+        ("+ corroboration", "f1", False),
+        ("+ corroboration", "recall", True),
+    ]

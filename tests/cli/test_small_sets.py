@@ -10,7 +10,7 @@ import pytest
 
 from openodke import Entity, Evidence, Fact
 from openodke.eval import GoldFact, dump_jsonl
-from openodke.eval.intervals import small_set_note
+from openodke.eval.stats.intervals import small_set_note
 from tests.conftest import run_odke
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, FailUnder, MaxWorkers, NoCache
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -87,13 +87,17 @@ def register(bench_app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        fail_under: FailUnder = None,
     ) -> None:
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
+        from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
         from openodke.eval.report.io import report_json
         from openodke.ground.files import write_files
         from openodke.run import ConfigError, RunOptions
+        from openodke.run.ablate import ROWS
 
+        floors = parse_floors(fail_under or [])
         if not folder.is_dir():
             raise InputError("no such bench set folder", path=str(folder))
         options = RunOptions(
@@ -109,13 +113,16 @@ def register(bench_app: typer.Typer) -> None:
         except ConfigError as error:
             report_config_error(error)
             raise typer.Exit(2) from None
+        # The gate reads the last of our rows: what the run config writes.
+        result.report = check_floors(result.report, floors, row=ROWS[-1])
         files = result.files(folder)
         write_files(files)
         if as_json:
             typer.echo(report_json(result.report))
-            return
-        typer.echo(result.render())
-        typer.echo("\n".join(f"wrote {path}" for path, _ in files))
+        else:
+            typer.echo(result.render())
+            typer.echo("\n".join(f"wrote {path}" for path, _ in files))
+        enforce_floors(result.report)
 
     @bench_app.command("prepare", help=_HELP)
     def prepare(

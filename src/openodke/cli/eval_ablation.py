@@ -45,7 +45,8 @@ def register(eval_app: typer.Typer) -> None:
             Path | None, typer.Option("--config", help="The run config (odke.yaml).")
         ] = None,
         labels: Annotated[
-            Path | None, typer.Option("--labels", help="GoldFact rows, one per line.")
+            Path | None,
+            typer.Option("--labels", help="GoldFact rows (or triples rows), one per line."),
         ] = None,
         describe: Annotated[
             bool, typer.Option("--describe", help="Print what to label and what it does; exit.")
@@ -62,9 +63,10 @@ def register(eval_app: typer.Typer) -> None:
             return
         from openodke.cli.run import report_config_error
         from openodke.errors import InputError
-        from openodke.eval import GoldFact, run_ablation
+        from openodke.eval import run_ablation
+        from openodke.eval.stages.gold_rows import is_triples_file, read_gold
+        from openodke.ontology import Ontology
         from openodke.run import ConfigError, RunOptions, load_config
-        from openodke.safeio import load_jsonl
 
         if config is None or labels is None:
             raise InputError("give --config (a run config) and --labels (GoldFact rows)")
@@ -73,7 +75,9 @@ def register(eval_app: typer.Typer) -> None:
         except ConfigError as error:
             report_config_error(error)
             raise typer.Exit(2) from None
-        gold = load_jsonl(labels, GoldFact)
+        # GoldFact rows; triples rows read with the config's ontology, as predictions are
+        onto = Ontology.load(parsed.ontology) if is_triples_file(labels) else None
+        gold = read_gold(labels, (), onto)
         options = RunOptions(
             cache=cache,
             no_cache=no_cache,

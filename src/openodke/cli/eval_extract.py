@@ -20,6 +20,7 @@ from openodke.cli.options import (
     Config,
     Describe,
     Documents,
+    FailUnder,
     Labels,
     Match,
     Ontology,
@@ -36,10 +37,12 @@ from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.jsonl import write_outputs
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.first_warnings import first_warnings
+from openodke.eval.stages.gold_rows import is_triples_file
 from openodke.eval.stages.labels import describe
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.findings import Findings
+    from openodke.eval.report.models import EvalReport
     from openodke.eval.stages.stage_report import StageReport
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
@@ -75,6 +78,16 @@ def score_extract_files(
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
+    if is_triples_file(labels):  # gold as triples rows: read as predictions are
+        from openodke.eval.engine.columns import FactColumns
+        from openodke.eval.engine.fastload import load_facts
+        from openodke.eval.stages.gold_rows import read_gold
+
+        ontology = identity.ontology if identity is not None else None
+        gold_rows = read_gold(labels, documents or (), ontology)
+        ids = [d.id for d in documents] if documents is not None else None
+        said_columns = load_facts(facts_file(predictions))
+        return score_keys(FactColumns.of_gold(gold_rows), said_columns, ids, identity)
     texts = None
     if documents:
         from openodke.eval.diagnosis.texts import TextAnswers
@@ -117,14 +130,20 @@ def extract(
     report: Report = None,
     type_map: TypeMap = None,
     match: Match = "identity",
+    fail_under: FailUnder = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
 
     Example: odke eval extract --labels gold.jsonl --predictions out/facts.jsonl --items b.items.jsonl
+
+    --fail-under X: exit 1 when the low end of the F1 range (95%, over documents) is under X.
     """
     if describe_:
         typer.echo(describe("extract"))
         return
+    from openodke.eval.report.floors import parse_floors
+
+    floors = parse_floors(fail_under or [])
     if labels is None:
         raise InputError("--labels is required (odke eval extract --describe shows the format)")
     one_source(predictions, run, required="Fact rows, or --run pkg.mod:Extractor")
@@ -149,10 +168,13 @@ def extract(
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     findings = _findings(score, docs, onto, config)
+    made = _report(score, stage, findings, floors) if report is not None or floors else None
     if as_json:
         out = stage.model_dump(mode="json")
         out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
         out["fixes"] = [fix.model_dump(mode="json") for fix in findings.fixes]
+        if made is not None and made.gates:
+            out["gates"] = [gate.model_dump(mode="json") for gate in made.gates]
         typer.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         from openodke.eval.pipeline.findings import render_findings
@@ -165,9 +187,15 @@ def extract(
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
-    if report is not None:
-        outputs.append((report, _report_json(score, stage, findings)))
+    if report is not None and made is not None:
+        from openodke.eval.report.build import report_json
+
+        outputs.append((report, report_json(made)))
     write_outputs(outputs)
+    if made is not None:
+        from openodke.eval.report.floors import enforce_floors
+
+        enforce_floors(made)  # after the outputs: the report records the gate
 
 
 # The diagnosis and the report models are imported where they are needed, after the files
@@ -191,7 +219,12 @@ def _score_run(
 
     if docs is None:
         raise InputError("--run needs --documents: the texts to run the extractor on")
-    gold = load_gold(labels)
+    if is_triples_file(labels):
+        from openodke.eval.stages.gold_rows import read_gold
+
+        gold = FactColumns.of_gold(read_gold(labels, docs, identity.ontology))
+    else:
+        gold = load_gold(labels)
     facts = collect(run_each(load_stage(run), docs), docs, ontology=identity.ontology).facts
     return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs], identity)
 
@@ -211,8 +244,15 @@ def _findings(
     return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
 
 
-def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings) -> str:
-    from openodke.eval.report.build import from_stage, report_json, row_from_score
+def _report(
+    score: ExtractionScore,
+    stage: StageReport,
+    findings: Findings,
+    floors: Sequence[tuple[str, float]],
+) -> EvalReport:
+    """The eval report of the row ``extract`` (with its ranges), its floors checked."""
+    from openodke.eval.report.build import from_stage, row_from_score
+    from openodke.eval.report.floors import check_floors
     from openodke.eval.report.models import Bootstrap
 
     row = row_from_score("extract", score)
@@ -223,7 +263,7 @@ def _report_json(score: ExtractionScore, stage: StageReport, findings: Findings)
         notes=[*score.warnings, *(note for note in (_small_set(score),) if note is not None)],
     )
     made = made.model_copy(update={"diagnosis": findings.diagnosis.rows(), "fixes": findings.fixes})
-    return report_json(made)
+    return check_floors(made, floors, row="extract")
 
 
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:

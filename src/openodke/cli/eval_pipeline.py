@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +24,7 @@ from openodke.cli.options import (
     BudgetUsd,
     Cache,
     Describe,
+    FailUnder,
     Match,
     MaxWorkers,
     NoCache,
@@ -46,8 +49,10 @@ from openodke.eval.pipeline.extras import Extended, extend_result, with_small_se
 from openodke.eval.pipeline.findings import render_findings
 from openodke.eval.pipeline.judge_client import ModelOptions
 from openodke.eval.report.build import report_json
+from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
 from openodke.eval.report.models import Cost, Latency
 from openodke.eval.report.render import render_report
+from openodke.eval.stages.gold_rows import is_triples_file
 from openodke.interop import is_fact_rows
 from openodke.interop.describe import describe_pipeline
 from openodke.ontology import Ontology
@@ -97,8 +102,13 @@ def pipeline(
     type_map: TypeMap = None,
     match: Match = "identity",
     adapter: Annotated[
-        str, Opt("--adapter", help="triples, langchain, langextract or graphrag.")
-    ] = "triples",
+        str | None,
+        Opt(
+            "--adapter",
+            help="triples (default), langchain, langextract or graphrag; given, it decides how "
+            "--predictions is read (a --bench set's own submission format is tried only without).",
+        ),
+    ] = None,
     timeout: Annotated[float, Opt("--timeout", help="Seconds --cmd may run.")] = 600.0,
     validator: extra.Validator = False,
     config: Annotated[
@@ -127,16 +137,23 @@ def pipeline(
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    fail_under: FailUnder = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
     Example: odke eval pipeline --bench runs/movie --predictions out.jsonl --report r/report.json
+
+    --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
+    X): --fail-under 0.7 --fail-under precision=0.8.
     """
     if describe_:
         typer.echo(describe_pipeline())
         return
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
+    floors = parse_floors(fail_under or [])
+    sniff = adapter is None  # only then may --predictions be a benchmark's own submission
+    adapter = adapter or "triples"
     how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -163,7 +180,12 @@ def pipeline(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        columns = predictions is not None and _fact_file(predictions, adapter) and not extras.active
+        columns = (
+            predictions is not None
+            and _fact_file(predictions, adapter)
+            and not extras.active
+            and not is_triples_file(labels)  # gold as triples rows: read as predictions are
+        )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = how
         if columns:
@@ -182,7 +204,7 @@ def pipeline(
                     track_record=record,
                 ),
             )
-            _emit(result, as_json, items, report, record)
+            _emit(result, as_json, items, report, record, floors=floors)
             return
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
@@ -201,7 +223,7 @@ def pipeline(
     run_inputs: dict[str, str] = {}
     if predictions is not None:
         run_inputs["predictions"] = str(predictions)
-        if inputs.bench is not None and is_submission(predictions):
+        if inputs.bench is not None and sniff and is_submission(predictions):
             from openodke.bench import read_submission
 
             facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
@@ -254,7 +276,7 @@ def pipeline(
             written=facts,
             diagnosis=diagnosis if extras.active else None,
         )
-    _emit(extended.result, as_json, items, report, record, extended)
+    _emit(extended.result, as_json, items, report, record, extended, floors=floors)
 
 
 def _fact_file(predictions: Path, adapter: str) -> bool:
@@ -275,8 +297,12 @@ def _emit(
     report: Path | None,
     record: Path | None = None,
     extended: Extended | None = None,
+    *,
+    floors: Sequence[tuple[str, float]] = (),
 ) -> None:
     result = with_small_set_note(result)
+    gated = check_floors(result.report, floors, row=result.report.rows[0].name)
+    result = replace(result, report=gated)
     if as_json:
         typer.echo(json.dumps(result.report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -313,6 +339,8 @@ def _emit(
             f"track record: appended {count} predicted fix{'' if count == 1 else 'es'} to {record}",
             err=True,
         )
+    sys.stdout.flush()
+    enforce_floors(result.report)  # after every output is written: the report records the gate
 
 
 def register(eval_app: typer.Typer) -> None:

@@ -1,8 +1,10 @@
-"""``odke label make|read``: label sheets a person ticks, and the label rows they become.
+"""``odke label make|read|convert``: label sheets a person ticks, the label rows they become,
+and gold written as triples rows turned into GoldFact rows.
 
 ``make grounding|pair|fact FILE -o DIR`` writes ``sheet-001.md``, ... (``--per-sheet`` items
 each); ``read DIR|SHEET -o OUT`` turns each item's one ticked box into a label row. An item with
-no box or two boxes ticked is exit 2, ``sheet:line: ...``, one line per problem.
+no box or two boxes ticked is exit 2, ``sheet:line: ...``, one line per problem. ``convert
+TRIPLES -o OUT`` writes the GoldFact rows triples rows state (read as predictions are read).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from openodke.eval.judges.sheets import SheetItem, read_sheets, write_sheets
 from openodke.safeio import iter_json_lines
 from openodke.types import Fact
 
-__all__ = ["make", "read", "register", "sheet_items"]
+__all__ = ["convert", "make", "read", "register", "sheet_items"]
 
 
 def register(label_app: typer.Typer) -> None:
@@ -44,6 +46,11 @@ def register(label_app: typer.Typer) -> None:
         help="Read filled sheets back as label rows (exit 2 on an item with no or two ticks).\n\n"
         "Example: odke label read sheets/ -o labels.jsonl",
     )(read)
+    label_app.command(
+        "convert",
+        help="Turn gold written as triples rows into GoldFact rows, read as predictions are.\n\n"
+        "Example: odke label convert gold-triples.jsonl --ontology ontology.json -o gold.jsonl",
+    )(convert)
 
 
 def _fact(value: Any, path: Path, line: int) -> Fact:
@@ -147,3 +154,27 @@ def read(
         return
     shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
     typer.echo(f"{len(rows)} label row(s) to {out} ({shown})")
+
+
+def convert(
+    triples: Annotated[Path, typer.Argument(metavar="TRIPLES", help="Gold as triples rows.")],
+    out: Annotated[Path, typer.Option("-o", "--out", help="Where the GoldFact rows go (JSONL).")],
+    ontology: opt.Ontology = None,
+    documents: opt.Documents = None,
+) -> None:
+    """Write the GoldFact rows TRIPLES states: each row read by the rules predictions are
+    (``Type:name`` keys, the ontology's predicate names and ranges), in the document its ``doc``
+    names (with --documents: by id, else file stem; else as written)."""
+    from openodke.eval.stages.gold_rows import gold_from_triples
+    from openodke.ontology import Ontology
+
+    onto = Ontology.load(ontology) if ontology is not None else None
+    docs = []
+    if documents is not None:
+        from openodke.documents import load_documents
+
+        docs = load_documents(documents)
+    rows = gold_from_triples(triples, docs, onto)
+    atomic_write_text(out, "".join(row.model_dump_json() + "\n" for row in rows))
+    count = len({row.doc_id for row in rows})
+    typer.echo(f"{len(rows)} gold row(s) in {count} document(s) to {out}")

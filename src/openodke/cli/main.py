@@ -20,6 +20,7 @@ import typer
 from openodke import __version__
 from openodke.cli import signals
 from openodke.cli.guard import check_paths
+from openodke.cli.stdout import ReaderSafe
 from openodke.errors import OdkeError, Terminated, exit_code_for
 
 __all__ = ["app", "bench_app", "eval_app", "label_app", "main"]
@@ -124,6 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     ``--debug`` is taken anywhere on the command line (it is a global option).
     """
     args = list(sys.argv[1:] if argv is None else argv)
+    if not isinstance(sys.stdout, ReaderSafe):
+        sys.stdout = ReaderSafe(sys.stdout)  # type: ignore[assignment]
     _State.debug = "--debug" in args
     if _State.debug:
         args = [word for word in args if word != "--debug"]

@@ -20,6 +20,7 @@ __all__ = [
     "Config",
     "Describe",
     "Documents",
+    "FailUnder",
     "Items",
     "Labels",
     "MaxWorkers",
@@ -72,6 +73,15 @@ Items = Annotated[
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+FailUnder = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fail-under",
+        metavar="X",
+        help="Exit 1 when the low end of the F1 range is under X; metric=X for precision or "
+        "recall (repeat for several). The report records each gate.",
+    ),
+]
 
 # The options of every command that calls a model (surface.md, CLI).
 Cache = Annotated[Path | None, typer.Option("--cache", help="The response cache folder.")]
@@ -85,6 +95,24 @@ BudgetUsd = Annotated[
 ]
 BudgetCalls = Annotated[
     int | None, typer.Option("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
+]
+AllowFailures = Annotated[
+    float | None,
+    typer.Option(
+        "--allow-failures",
+        min=0,
+        max=1,
+        help="The share of facts or documents failed model calls may leave unchecked (0: any "
+        "failure exits 1).",
+    ),
+]
+Rpm = Annotated[
+    float | None,
+    typer.Option("--rpm", min=0, help="At most N requests a minute to each model."),
+]
+Tpm = Annotated[
+    float | None,
+    typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
 ]
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from openodke.eval.refusals import RefusalLabel, report_refusals
     from openodke.eval.stages.extract import evaluate_extraction, run_extract
     from openodke.eval.stages.gate import evaluate_gate, run_validate
+    from openodke.eval.stages.gold_rows import read_gold
     from openodke.eval.stages.ground import evaluate_grounding, grounding_ablation, run_ground
     from openodke.eval.stages.labels import (
         LABEL_FORMATS,
@@ -94,6 +95,7 @@ __all__ = [
     "load_jsonl",
     "mcnemar",
     "paired_bootstrap",
+    "read_gold",
     "read_items",
     "read_type_map",
     "report_refusals",
@@ -114,6 +116,7 @@ _HOMES: dict[str, str] = {
     "DocItem": "openodke.eval.engine.items",
     "RightWrongItem": "openodke.eval.engine.items",
     "read_items": "openodke.eval.engine.items",
+    "read_gold": "openodke.eval.stages.gold_rows",
     "dump_jsonl": "openodke.eval.engine.jsonl",
     "load_jsonl": "openodke.eval.engine.jsonl",
     "RefusalLabel": "openodke.eval.refusals",

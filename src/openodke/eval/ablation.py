@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.eval.stages.extract import score_facts
 from openodke.eval.stages.labels import GoldFact
@@ -38,8 +40,9 @@ ROWS = ("extraction alone", "+ grounding", "+ corroboration")
 
 
 def per_document(facts: Sequence[Fact]) -> list[Fact]:
-    """Each fact once per document it cites, citing that document alone (merged facts score in
-    each); a fact citing nothing stays as it is."""
+    """Each fact once per document it cites, citing that document alone; a fact citing nothing
+    stays as it is. Scoring needs none of this (the engine scores a fact in each document it
+    cites); it is for writing facts per document (a benchmark's submission)."""
     out: list[Fact] = []
     for fact in facts:
         docs = fact.doc_ids
@@ -53,7 +56,7 @@ def per_document(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def _row(gold: Sequence[GoldFact], facts: Sequence[Fact], calls: int) -> dict[str, Any]:
-    metrics = score_facts(gold, per_document(facts)).report().metrics
+    metrics = score_facts(gold, facts).report().metrics
     return {
         "precision": metrics["precision"],
         "recall": metrics["recall"],
@@ -69,20 +72,18 @@ def _row(gold: Sequence[GoldFact], facts: Sequence[Fact], calls: int) -> dict[st
 def truth_of(gold: Sequence[GoldFact], candidates: Sequence[Fact]) -> list[bool | None]:
     """Per candidate: True when it states a gold fact of a document it cites, False when it is
     wrong there, None when it cites only unlabelled documents."""
-    expanded: list[int] = []
-    facts: list[Fact] = []
-    for index, fact in enumerate(candidates):
-        for piece in per_document([fact]):
-            expanded.append(index)
-            facts.append(piece)
-    status = score_facts(gold, facts).matching.pred_status
-    truth: list[bool | None] = [None] * len(candidates)
-    for index, code in zip(expanded, status, strict=True):
-        if code in (HIT, DUPLICATE):
-            truth[index] = True
-        elif code != UNSCORED and truth[index] is None:
-            truth[index] = False
-    return truth
+    score = score_facts(gold, candidates)
+    status = score.matching.pred_status
+    assert score.predicted is not None  # score_facts keeps its columns
+    fact = score.predicted.fact_of(np.arange(len(status)))  # a row per document cited
+    true = np.zeros(len(candidates), dtype=bool)
+    true[fact[np.isin(status, (HIT, DUPLICATE))]] = True
+    false = np.zeros(len(candidates), dtype=bool)
+    false[fact[~np.isin(status, (HIT, DUPLICATE, UNSCORED))]] = True
+    return [
+        True if t else (False if f else None)
+        for t, f in zip(true.tolist(), false.tolist(), strict=True)
+    ]
 
 
 def _fmt(value: float | None) -> str:

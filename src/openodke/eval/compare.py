@@ -1,7 +1,7 @@
 """Compare two runs' items files: one metric decides, the others are guardrails.
 
 `compare_items` is what `odke eval compare A B` computes; `render_comparison` is what it prints.
-The statistics are in `openodke.eval.paired` (the draws of both runs) and `openodke.eval.intervals`
+The statistics are in `openodke.eval.stats.paired` (the draws of both runs) and `openodke.eval.stats.intervals`
 (how a range is read off them).
 """
 
@@ -14,10 +14,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.engine.items import ItemRow
-from openodke.eval.intervals import IntervalMethod, small_set_note
-from openodke.eval.paired import Paired, paired_documents, paired_items
-from openodke.eval.significance import McNemar, mcnemar
-from openodke.eval.units import DOCUMENT_METRICS, ITEM_METRICS, aligned_units, check_metric
+from openodke.eval.stats.intervals import IntervalMethod, small_set_note
+from openodke.eval.stats.paired import Paired, paired_documents, paired_items
+from openodke.eval.stats.significance import McNemar, mcnemar
+from openodke.eval.stats.units import DOCUMENT_METRICS, ITEM_METRICS, aligned_units, check_metric
 
 __all__ = ["Comparison", "compare_items", "render_comparison"]
 

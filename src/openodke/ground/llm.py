@@ -10,7 +10,8 @@ and stamps ``qualifiers["odke.widen"]`` (``{"span": [start, end], "was": "not_fo
 A call that fails (after the client's retries) or whose answer cannot be read leaves the fact
 ``unchecked`` and is counted in ``stats["failed"]``; it never raises. Only a model that cannot be
 called at all (an unknown provider, a missing key: ModelConfigError, exit 2) is raised, when the
-grounder builds its own client, before any call; a budget stop (BudgetStop, exit 3) passes through.
+grounder builds its own client, before any call; a run stop (RunStop: a budget stop, exit 3, or a
+provider that refuses the key or cannot be reached, exit 1) passes through.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from openodke.errors import BudgetStop, ModelConfigError
+from openodke.errors import ModelConfigError, RunStop
 from openodke.ground.answers import read_answer
 from openodke.ground.locate import locate as locate_window
 from openodke.ground.locate import view_of
@@ -254,7 +255,7 @@ class LLMGrounder:
         messages = self.prompt.messages(claim, passage)
         try:
             response = self.client.complete(messages, self.spec, self.prompt.schema)
-        except (BudgetStop, ModelConfigError):
+        except (RunStop, ModelConfigError):
             raise
         except Exception as error:  # a client that raises is a failed call, never a crash
             response = LLMResponse(model=self.spec.model, error=f"{type(error).__name__}: {error}")

@@ -62,6 +62,16 @@ class LLMResponse(BaseModel):
     error: str | None = Field(
         default=None, description="Why the call failed after its retries; null on success."
     )
+    failure: str | None = Field(
+        default=None,
+        description="The kind of failure (a FailureKind value: `cut off at max_tokens`, "
+        "`refused`, `empty`, `off schema`, `timed out`, ...); null on success.",
+    )
+    finish_reason: str | None = Field(
+        default=None,
+        description="Why the model stopped, as the provider said (`stop`, `length`, "
+        "`end_turn`, `max_tokens`, `refusal`, ...); null when it did not say.",
+    )
 
     @property
     def ok(self) -> bool:

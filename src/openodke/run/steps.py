@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from openodke.errors import BudgetStop, InputError, ModelConfigError, OdkeError
+from openodke.errors import InputError, ModelConfigError, OdkeError, RunStop
 from openodke.protocols import as_route_verdict, bind_stage, call_stage
 from openodke.run.build import Pipeline
 from openodke.stages import ExtractionResult, unique_ids
@@ -135,7 +135,7 @@ def extract(
     if callable(batch):
         try:
             result = batch(list(items))
-        except (BudgetStop, ModelConfigError, OdkeError):
+        except (RunStop, ModelConfigError, OdkeError):
             raise
         except Exception as error:  # a custom extractor that raised on the batch
             failed = {doc.id: f"{type(error).__name__}: {error}" for doc, _ in items}
@@ -149,7 +149,7 @@ def extract(
         try:
             facts = call(document)
             result.facts.extend(_cites(fact, document.id) for fact in facts)
-        except (BudgetStop, ModelConfigError):
+        except (RunStop, ModelConfigError):
             raise
         except Exception as error:
             result.failed[document.id] = f"{type(error).__name__}: {error}"

@@ -42,7 +42,8 @@ class Refused:
 
     def __init__(self, view: DiagnosisView, refused: list[tuple[Fact, str | None]]) -> None:
         self.facts = refused
-        self.columns = FactColumns.of_facts([f for f, _ in refused])
+        # One row per document a refused fact cites, as the predictions are scored.
+        self.columns = FactColumns.of_facts([f for f, _ in refused]).per_document()
         self.ends = Ends(self.columns)
         self.doc = scored_documents(self.columns.docs, view.score.matching.doc_ids)
         self.key = self.columns.keys.key
@@ -51,8 +52,8 @@ class Refused:
         return len(self.facts)
 
     def reason(self, r: int) -> str | None:
-        """The gate's reason for refused fact ``r``."""
-        return self.facts[r][1]
+        """The gate's reason for the refused fact of row ``r``."""
+        return self.facts[int(self.columns.fact_of(np.asarray(r)))][1]
 
     def first_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """Codes of (document, key) in the order each first appears, with that first row;

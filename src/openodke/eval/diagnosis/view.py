@@ -18,7 +18,7 @@ from openodke.eval.diagnosis.names import Ends, entity_names
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.pause import paused_gc
-from openodke.eval.engine.rows import ModelRows
+from openodke.eval.engine.rows import ModelRows, RepeatedRows
 from openodke.eval.stages.extract import ExtractionScore, score_keys
 from openodke.eval.stages.labels import GoldFact
 from openodke.types import Fact, normalise_value
@@ -88,7 +88,7 @@ def gold_view(
         if score is None:
             score = score_keys(gold_columns, pred_columns, documents, identity)
         else:
-            _check_score(score, gold_columns, pred_columns)
+            _check_score(score, gold_columns, pred_columns.per_document())
         return view_of(score)
 
 
@@ -98,6 +98,8 @@ def _holds(score: ExtractionScore, gold: Sequence[GoldFact], predicted: Sequence
     if score.gold is None or score.predicted is None:
         return False
     g, p = score.gold.rows, score.predicted.rows
+    if isinstance(p, RepeatedRows):  # one row per cited document: the facts are its base's
+        p = p.base
     if not isinstance(g, ModelRows) or not isinstance(p, ModelRows):
         return False
     return (

@@ -22,10 +22,11 @@ from openodke.eval.engine.key_table import (
     DocColumn,
     KeyTable,
     effective_types,
+    hashes_of,
     predicate_forms,
 )
 from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
-from openodke.eval.engine.rows import ModelRows, RowSource
+from openodke.eval.engine.rows import ModelRows, RepeatedRows, RowSource
 from openodke.eval.engine.structs import scoped
 from openodke.types import normalise_value
 
@@ -60,7 +61,8 @@ class FactColumns:
     ``verdict`` are codes (:data:`~openodke.eval.engine.keyhash.POLARITIES`, ``VERDICTS``).
     ``rows`` gives back the facts themselves; ``flags`` the fact checks, when asked for;
     ``answers`` what the texts ``answered_from`` say of each gold row, when the loader was given
-    them (:class:`~openodke.eval.diagnosis.texts.TextAnswers`).
+    them (:class:`~openodke.eval.diagnosis.texts.TextAnswers`). ``source`` is set on predictions
+    laid out one row per cited document (:meth:`per_document`): each row's fact, by its index.
     """
 
     keys: KeyTable
@@ -80,9 +82,63 @@ class FactColumns:
     flags: np.ndarray | None = None
     answers: np.ndarray | None = None
     answered_from: dict[str, str] | None = None
+    source: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.keys)
+
+    @property
+    def facts(self) -> int:
+        """How many facts the rows hold (a fact citing several documents has a row in each)."""
+        if self.source is None:
+            return len(self)
+        return int(self.source[-1]) + 1 if len(self.source) else 0
+
+    def fact_of(self, rows: np.ndarray) -> np.ndarray:
+        """The fact each of ``rows`` comes from, by its index in the file or list."""
+        return rows if self.source is None else self.source[rows]
+
+    def take(self, rows: np.ndarray) -> FactColumns:
+        """The rows ``rows``, in that order (one row may be taken more than once)."""
+        arrays: dict[str, Any] = {name: getattr(self, name)[rows] for name in _ARRAYS}
+        source = rows if self.source is None else self.source[rows]
+        base = self.rows.base if isinstance(self.rows, RepeatedRows) else self.rows
+        return FactColumns(
+            keys=self.keys.take(rows),
+            docs=self.docs.take(rows),
+            types=self.types,
+            rows=RepeatedRows(base, source),
+            flags=None if self.flags is None else self.flags[rows],
+            answers=None if self.answers is None else self.answers[rows],
+            answered_from=self.answered_from,
+            source=source,
+            **arrays,
+        )
+
+    def per_document(self) -> FactColumns:
+        """Predictions laid out one row per document each cites: a fact citing several documents
+        (the Validator's merge of a fact stated in several, a sink's ``facts.jsonl``) is a
+        prediction in each, scored against that document's gold, as the facts would be before
+        merging. Rows citing one document or none stay as they are; ``source`` maps back."""
+        more = self.docs.more
+        if not more:
+            return self
+        multi = np.sort(np.fromiter(more, np.int64, len(more)))
+        cited = [more[j] for j in multi.tolist()]  # only the rows citing several
+        sizes = np.fromiter(map(len, cited), np.int64, len(cited))
+        counts = np.ones(len(self), np.int64)
+        counts[multi] = sizes
+        spread = self.take(np.repeat(np.arange(len(self), dtype=np.int64), counts))
+        # The k-th copy of a row citing several documents sits at its first copy's place + k.
+        firsts = (np.cumsum(counts) - counts)[multi]
+        places = np.repeat(firsts - (np.cumsum(sizes) - sizes), sizes) + np.arange(sizes.sum())
+        flat = [doc for docs in cited for doc in docs]
+        hashes = spread.docs.hashes.copy()
+        hashes[places] = hashes_of(flat)
+        names = dict(self.docs.names)
+        names.update(zip(hashes[places].tolist(), flat, strict=True))
+        spread.docs = DocColumn(hashes, names, spread.docs.present)
+        return spread
 
     @classmethod
     def build(
@@ -122,7 +178,8 @@ class FactColumns:
 
     @classmethod
     def of_facts(cls, facts: Sequence[Any]) -> FactColumns:
-        """Predictions: each Fact in the first document it cites."""
+        """Predictions: each Fact with the documents it cites (scoring lays a fact citing several
+        out once per document: :meth:`per_document`)."""
         listed = list(facts)
         return cls.build(listed, cited_column(listed), ModelRows(listed), {}, {})
 

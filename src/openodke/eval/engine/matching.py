@@ -169,8 +169,9 @@ def match_keys(
     Keys are encoded strings or a :class:`~openodke.eval.engine.key_table.KeyTable`; documents plain
     or as a :class:`~openodke.eval.engine.key_table.DocColumn`. ``labelled`` names the documents the
     gold covers beyond the gold's own (or is an earlier matching's ``doc_ids``); a prediction
-    scores in the first labelled document it cites, and one citing only other documents is
-    ``unscored``. Ids join by id, else by file stem when unique (:mod:`openodke.doc_ids`): a
+    scores in the first labelled document it cites (:func:`~openodke.eval.stages.extract.score_keys`
+    gives a fact citing several one row per document, so it scores in each), and one citing only
+    other documents is ``unscored``. Ids join by id, else by file stem when unique (:mod:`openodke.doc_ids`): a
     labelled ``d0.txt`` is the gold's ``d0``, and so is a citation of ``d0.txt``. The same key
     twice in one document counts once (``duplicate``).
     """

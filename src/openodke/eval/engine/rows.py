@@ -19,7 +19,7 @@ import numpy as np
 
 from openodke.eval.engine.structs import Reread, RereadGold
 
-__all__ = ["FileRows", "ModelRows", "RowSource"]
+__all__ = ["FileRows", "ModelRows", "RepeatedRows", "RowSource"]
 
 _WINDOW = 1 << 16
 
@@ -108,3 +108,20 @@ class FileRows:
             return parts[0]
         offsets = np.concatenate([p.offsets for p in parts])
         return cls(parts[0].path, offsets, gold=parts[0].gold)
+
+
+class RepeatedRows:
+    """Rows of another source, some more than once: row ``k`` is ``base``'s row ``source[k]``
+    (a fact citing several documents, one row per document: :meth:`FactColumns.per_document
+    <openodke.eval.engine.columns.FactColumns.per_document>`)."""
+
+    def __init__(self, base: RowSource, source: np.ndarray) -> None:
+        self.base = base
+        self.source = source
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def fetch(self, rows: Sequence[int]) -> list[Any]:
+        """The facts of ``rows``, each its source row's."""
+        return self.base.fetch(self.source[np.asarray(rows, dtype=np.int64)].tolist())

@@ -20,7 +20,6 @@ from openodke.doc_ids import join_ids
 from openodke.documents import load_documents
 from openodke.eval.diagnosis import gold_view
 from openodke.eval.engine.identity import Identity
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.pipeline.fact_checks import FactChecks
 from openodke.eval.pipeline.findings import Findings, diagnose_pipeline
 from openodke.eval.report.build import Usage, row_from_score
@@ -36,6 +35,7 @@ from openodke.eval.report.models import (
     Value,
 )
 from openodke.eval.stages.extract import ExtractionScore, score_keys
+from openodke.eval.stages.gold_rows import read_gold
 from openodke.eval.stages.labels import GoldFact
 from openodke.ontology import Ontology
 from openodke.safeio import open_regular, read_json, walk_files
@@ -125,14 +125,16 @@ def label_inputs(
     labels: Path, documents: Path, ontology: Path | None = None, *, load_gold: bool = True
 ) -> PipelineInputs:
     """Gold rows (unless ``load_gold`` is False: the fast path reads them itself), the
-    documents they label, and an optional ontology."""
-    gold = load_jsonl(labels, GoldFact) if load_gold else []
+    documents they label, and an optional ontology. Gold written as triples rows is read by
+    the rules predictions are (:mod:`~openodke.eval.stages.gold_rows`)."""
     docs = load_documents(documents)
+    onto = Ontology.load(ontology) if ontology is not None else None
+    gold = read_gold(labels, docs, onto) if load_gold else []
     notes = missing_documents((row.doc_id for row in gold), docs)
     return PipelineInputs(
         gold=gold,
         documents=docs,
-        ontology=Ontology.load(ontology) if ontology is not None else None,
+        ontology=onto,
         dataset=Dataset(
             name=labels.name,
             path=str(labels),

@@ -131,7 +131,7 @@ def row_from_score(
 def small_set(score: ExtractionScore) -> str | None:
     """The note for a set too small for its ranges (``small_set_note``, DECISIONS #41), else None:
     the informative units are the documents holding a gold or predicted fact."""
-    from openodke.eval.intervals import small_set_note
+    from openodke.eval.stats.intervals import small_set_note
 
     tp, fp, fn = score.document_counts()
     informative = int(np.count_nonzero(np.asarray(tp) + np.asarray(fp) + np.asarray(fn)))

@@ -25,6 +25,7 @@ __all__ = [
     "Counts",
     "Dataset",
     "EvalReport",
+    "Floor",
     "Hallucination",
     "JudgedPrecision",
     "Latency",
@@ -265,6 +266,16 @@ class Lenient(_Model):
     pairs: str | None = None
 
 
+class Floor(_Model):
+    """One ``--fail-under`` gate on one run: the low end of a row's range against a floor."""
+
+    row: str = Field(description="The row gated (the pipeline's own).")
+    metric: Literal["precision", "recall", "f1"]
+    floor: float = Field(ge=0, le=1)
+    low: float | None = Field(description="The low end of the row's 95% range; null: undefined.")
+    passed: bool = Field(description="False when low is under floor, or undefined.")
+
+
 class EvalReport(_Model):
     """One scored run: rows against gold, stage reports, diagnosis, fixes, comparison."""
 
@@ -284,3 +295,6 @@ class EvalReport(_Model):
     pooled_recall: PooledRecall | None = None
     adjudication: Adjudication | None = None
     lenient: Lenient | None = None
+    gates: list[Floor] | None = Field(
+        default=None, description="The --fail-under gates checked on this run, passed or not."
+    )

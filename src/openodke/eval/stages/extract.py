@@ -120,15 +120,39 @@ class ExtractionScore:
 
     @property
     def unscored(self) -> int:
-        """Predictions citing only unlabelled documents."""
-        return int(np.count_nonzero(self.matching.pred_status == UNSCORED))
+        """Predictions citing only unlabelled documents (a fact citing a labelled one as well is
+        scored there)."""
+        unscored = self.matching.pred_status == UNSCORED
+        if self.predicted is None or self.predicted.source is None:
+            return int(np.count_nonzero(unscored))
+        source = self.predicted.source
+        scored = np.zeros(self.predicted.facts, dtype=bool)
+        scored[source[~unscored]] = True
+        return int(np.count_nonzero(~scored[source[unscored]]))
+
+    @property
+    def spread(self) -> int:
+        """Facts citing several documents, each scored in every one it cites."""
+        p = self.predicted
+        if p is None or p.source is None:
+            return 0
+        return int(np.count_nonzero(np.bincount(p.source) > 1))
+
+    @property
+    def citing(self) -> int:
+        """Predictions citing a document (a fact citing several counted once)."""
+        m = self.matching
+        rows = np.flatnonzero((m.pred_doc >= 0) | (m.pred_status == UNSCORED))
+        if self.predicted is None or self.predicted.source is None:
+            return len(rows)
+        return len(np.unique(self.predicted.source[rows]))
 
     def unlabelled_warning(self) -> str | None:
         """The warning when most predictions that cite a document (more than half) cite none the
         labels name, even by file stem: how many, two ids from each side, and the fix."""
         m = self.matching
         unscored = self.unscored
-        citing = int(np.count_nonzero(m.pred_doc >= 0)) + unscored
+        citing = self.citing
         if unscored * 2 <= citing:
             return None
         theirs = ""
@@ -228,6 +252,11 @@ class ExtractionScore:
         stem = self.stem_note()
         if stem is not None:
             notes.append(stem)
+        if self.spread:
+            notes.append(
+                f"{self.spread} prediction(s) cite several documents: each is scored in every "
+                "document it cites, against that document's gold"
+            )
         if self.uncited:
             notes.append(
                 f"{self.uncited} prediction(s) cite no document: matched against gold left "
@@ -260,7 +289,7 @@ def score_keys(
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted.types)
     gold = replace(gold, keys=aligner.gold_keys)
-    raw = predicted
+    raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
     status = matching.pred_status
@@ -271,7 +300,7 @@ def score_keys(
         if not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
-    return ExtractionScore(matching, len(predicted), gold, predicted, aligner)
+    return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 
 def score_facts(
@@ -296,7 +325,7 @@ def evaluate_extraction(
     """Score predicted facts against gold, per document.
 
     ``documents`` names the labelled documents when some have no gold fact (default: the gold's
-    documents). A prediction scores in the first labelled document it cites; one citing none is
+    documents). A prediction scores in each labelled document it cites; one citing none is
     matched last against gold left over anywhere; one citing only unlabelled documents is noted.
     ``identity`` says how entities compare (``Identity(match="names")``, a ``type_map``, an
     ontology's type names).

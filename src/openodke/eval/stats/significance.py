@@ -12,7 +12,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
-from openodke.eval.units import same_length, units_of
+from openodke.eval.stats.units import same_length, units_of
 
 __all__ = ["Z_POWER", "McNemar", "binomial_two_sided", "detection_limit", "mcnemar"]
 

@@ -3,7 +3,7 @@
 `paired_items` (accuracy, with McNemar's exact test) and `paired_documents` (precision, recall
 and f1 from one set of draws) take arrays in one order; `openodke.eval.stats.paired_bootstrap`
 and `openodke.eval.compare.compare_items` take rows. Both runs see the same draws (paired, Koehn
-2004); ranges are read by `openodke.eval.intervals` (expanded BCa for documents, percentile for
+2004); ranges are read by `openodke.eval.stats.intervals` (expanded BCa for documents, percentile for
 items unless asked otherwise, DECISIONS #40, #42).
 """
 
@@ -15,10 +15,10 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from openodke.eval.intervals import IntervalMethod, interval_bounds
-from openodke.eval.resample import resampled_sums
-from openodke.eval.significance import Z_POWER, binomial_two_sided, detection_limit
-from openodke.eval.units import (
+from openodke.eval.stats.intervals import IntervalMethod, interval_bounds
+from openodke.eval.stats.resample import resampled_sums
+from openodke.eval.stats.significance import Z_POWER, binomial_two_sided, detection_limit
+from openodke.eval.stats.units import (
     check_settings,
     item_jackknife,
     metric_jackknife,

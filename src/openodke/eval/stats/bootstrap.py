@@ -4,9 +4,9 @@ numpy and the standard library only: `openodke.eval` imports no scipy (DECISIONS
 
 Units are right-or-wrong items (accuracy) or documents with tp/fp/fn counts (corpus micro
 precision, recall and F1, since a document's facts share one reading of it). A bootstrap draw
-takes n units with replacement (`openodke.eval.resample`); both runs of a comparison see the
+takes n units with replacement (`openodke.eval.stats.resample`); both runs of a comparison see the
 same draws (paired, Koehn 2004). A range is the expanded BCa interval of the draws
-(`openodke.eval.intervals`, DECISIONS #40), which holds its level on small and skewed sets where
+(`openodke.eval.stats.intervals`, DECISIONS #40), which holds its level on small and skewed sets where
 the percentile interval runs short; `method="percentile"` gives the plain percentile interval.
 Each statistic's jackknife (its value with each unit left out), which BCa's acceleration needs,
 is computed in closed form from the totals: O(n), no refitting.
@@ -24,11 +24,11 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
-from openodke.eval.intervals import IntervalMethod, interval_bounds, small_set_note
-from openodke.eval.paired import Paired, PairedDraws, paired_documents, paired_items
-from openodke.eval.resample import resampled_sums
-from openodke.eval.significance import Z_POWER, McNemar, detection_limit, mcnemar
-from openodke.eval.units import (
+from openodke.eval.stats.intervals import IntervalMethod, interval_bounds, small_set_note
+from openodke.eval.stats.paired import Paired, PairedDraws, paired_documents, paired_items
+from openodke.eval.stats.resample import resampled_sums
+from openodke.eval.stats.significance import Z_POWER, McNemar, detection_limit, mcnemar
+from openodke.eval.stats.units import (
     DOCUMENT_METRICS,
     ITEM_METRICS,
     aligned_units,

@@ -1,4 +1,4 @@
-"""openodke.eval.intervals: expanded BCa against scipy and hand computations, its fallbacks."""
+"""openodke.eval.stats.intervals: expanded BCa against scipy and hand computations, its fallbacks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 import scipy.special
 import scipy.stats
 
-from openodke.eval.intervals import (
+from openodke.eval.stats import document_intervals
+from openodke.eval.stats.intervals import (
     SMALL_SET,
     acceleration,
     bias_correction,
@@ -19,7 +20,6 @@ from openodke.eval.intervals import (
     small_set_note,
     student_t_quantile,
 )
-from openodke.eval.stats import document_intervals
 
 # ----------------------------------------------------------------------------- Student's t
 
