@@ -41,7 +41,7 @@ import numpy as np
 from openodke.errors import InputError
 from openodke.eval.engine.fold import fold, key_parts
 from openodke.eval.engine.joins import distinct, member, mix
-from openodke.eval.engine.key_table import UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
+from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
 from openodke.ontology.model import lookup_form
@@ -134,8 +134,8 @@ class Aligner:
     facts).
 
     ``documents`` names the labelled documents beyond the gold's (as ``match_keys`` takes them);
-    ``predicted_types`` the predictions' type names, which (without an ontology) say which
-    ``Type:`` prefixes of untyped gold keys are types.
+    ``predicted`` the predictions: their type names say (without an ontology) which ``Type:``
+    prefixes of untyped gold keys are types.
     """
 
     def __init__(
@@ -143,7 +143,7 @@ class Aligner:
         gold: FactColumns,
         identity: Identity,
         documents: Iterable[str] | DocIds | None = None,
-        predicted_types: Mapping[int, str] | None = None,
+        predicted: FactColumns | None = None,
     ) -> None:
         self.identity = identity
         self._gold = gold
@@ -156,9 +156,12 @@ class Aligner:
         if identity.match == "names":
             self.gold_keys = _untyped(g)
             return
-        self._prefix_types = self._declared({**gold.types, **(predicted_types or {})})
+        theirs = predicted.types if predicted is not None else {}
+        self._prefix_types = self._declared({**gold.types, **theirs})
         g = self._typed(g, gold.types)
-        g = self._prefixed(g, gold)
+        self._gold_table = g
+        self._uncited: np.ndarray | None = None
+        g = self._prefixed(g, gold, gold.docs.hashes, gold=True)
         g = self._strings(g, gold)
         if self._exact:
             g = self._as_written(g, gold)
@@ -253,48 +256,97 @@ class Aligner:
                 out.setdefault(hash(fold(name)), self._target(name, h))
         return out
 
-    def _prefixed(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
+    def _prefixed(
+        self, table: KeyTable, columns: FactColumns | None, docs: np.ndarray, *, gold: bool = False
+    ) -> KeyTable:
         """An untyped end keyed ``Type:name``, the prefix naming a declared type, is ``name`` of
-        that type. The keys are read once per distinct entity, only for untyped prefixed ends."""
-        if columns is None or not self._prefix_types or self._exact:
+        that type. The keys are read once per distinct entity, only for untyped prefixed ends.
+
+        A key written exactly as another end's is left to the later rules (the same name's
+        type): a gold end keyed as a typed gold end of its document, a predicted end keyed as
+        any gold end. (``Person:eve`` typed ``Org`` contradicts its prefix; the untyped
+        ``Person:eve`` is then that entity, not a Person.)
+        """
+        if not self._prefix_types or self._exact:
             return table
+        if columns is None and table.strings is None:
+            return table  # neither rows nor key strings to read the prefixes from
         s_type, o_type = table.subject_type, table.object_type
         s_name, o_name = table.subject_name, table.object_name
         changed = False
         for subject in (True, False):
             kinds = s_type if subject else o_type
-            node = columns.subject_node if subject else columns.object_node
-            bare = columns.subject_bare if subject else columns.object_bare
-            ask = (kinds == UNTYPED) & (node != bare)
+            ask = kinds == UNTYPED
             if not subject:
                 ask &= ~table.literal
+            if columns is not None:
+                node = columns.subject_node if subject else columns.object_node
+                ask &= node != (columns.subject_bare if subject else columns.object_bare)
+            else:
+                node = table.subject_name if subject else table.object_name
             rows = np.flatnonzero(ask)
+            if len(rows):  # keyed as a typed gold end of its document (uncited: anywhere)
+                codes, names = self._gold_typed
+                keep = ~member(mix(docs[rows], node[rows]), codes, ready=True)
+                if not gold and self._uncited is not None:
+                    uncited = self._uncited[rows]
+                    keep[uncited] = ~member(node[rows[uncited]], names, ready=True)
+                rows = rows[keep]
             if not len(rows):
                 continue
-            names = (columns.subject_names if subject else columns.object_names)[rows]
-            _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = columns.rows.fetch(rows[first].tolist())
-            ends = [f.subject if subject else f.object_entity for f in facts]
-            found = np.fromiter(
-                (self._prefix_types.get(key_parts(e.key)[1], UNTYPED) for e in ends),
-                np.int64,
-                len(ends),
-            )[inverse]
-            take = rows[found != UNTYPED]
+            found, rest = self._prefix_of(table, columns, rows, subject)
+            typed = found != UNTYPED
+            take = rows[typed]
             if not len(take):
                 continue
             changed = True
             if subject:
                 s_type, s_name = s_type.copy(), s_name.copy()
-                s_type[take], s_name[take] = found[found != UNTYPED], bare[take]
+                s_type[take], s_name[take] = found[typed], rest[typed]
             else:
                 o_type, o_name = o_type.copy(), o_name.copy()
-                o_type[take], o_name[take] = found[found != UNTYPED], bare[take]
+                o_type[take], o_name[take] = found[typed], rest[typed]
         if not changed:
             return table
         return replace(
             table, subject_type=s_type, object_type=o_type, subject_name=s_name, object_name=o_name
         )
+
+    def _prefix_of(
+        self, table: KeyTable, columns: FactColumns | None, rows: np.ndarray, subject: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For ``rows``' subject (or object) ends: the type their key's prefix names
+        (:data:`UNTYPED`: none) and the name after it. Read once per distinct entity from the
+        rows, or (a replayed table) from the key strings."""
+        if columns is not None:
+            names = (columns.subject_names if subject else columns.object_names)[rows]
+            _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+            facts = columns.rows.fetch(rows[first].tolist())
+            keys = [(f.subject if subject else f.object_entity).key for f in facts]
+            found = np.fromiter(
+                (self._prefix_types.get(key_parts(k)[1], UNTYPED) for k in keys),
+                np.int64,
+                len(keys),
+            )[inverse]
+            bare = columns.subject_bare if subject else columns.object_bare
+            return found, bare[rows]
+        strings = table.strings
+        assert strings is not None
+        parts = [key_parts(_key_of(strings[r], subject)) for r in rows.tolist()]
+        found = np.fromiter(
+            (self._prefix_types.get(p[1], UNTYPED) for p in parts), np.int64, len(parts)
+        )
+        return found, np.fromiter((p[2] for p in parts), np.int64, len(parts))
+
+    @cached_property
+    def _gold_typed(self) -> tuple[np.ndarray, np.ndarray]:
+        """The gold's typed entity ends: (document, name) codes, and names (both sorted)."""
+        g, docs = self._gold_table, self._gold.docs.hashes
+        s = g.subject_type != UNTYPED
+        o = ~g.literal & (g.object_type != UNTYPED)
+        names = np.concatenate([g.subject_name[s], g.object_name[o]])
+        codes = mix(np.concatenate([docs[s], docs[o]]), names)
+        return distinct(codes), distinct(names)
 
     def _strings(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
         """Literals of a predicate the ontology ranges as a string compare as strings."""
@@ -361,7 +413,8 @@ class Aligner:
             return self._as_literals(_untyped(table), at)
         self._types.update(types)
         table = self._typed(table, types)
-        table = self._prefixed(table, columns)
+        self._uncited = ~docs.present
+        table = self._prefixed(table, columns, at)
         table = self._strings(table, columns)
         if self._exact:
             table = self._as_written(table, columns)
@@ -589,6 +642,12 @@ class Aligner:
                 changed = True
                 column[rows[take]] = found[take]
         return replace(table, subject_name=s_name, object_name=o_name) if changed else table
+
+
+def _key_of(encoded: str, subject: bool) -> str:
+    """The subject's (or the entity object's) key in an encoded match key."""
+    parts = encoded.split(SEP)
+    return parts[1] if subject else parts[3][1:]
 
 
 def _spellings(entity: Any) -> list[str]:

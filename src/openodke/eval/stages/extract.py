@@ -287,7 +287,7 @@ def score_keys(
     ``identity`` says how ends compare (default: names as users mean them, untyped ends match
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
-    aligner = Aligner(gold, identity or Identity(), documents, predicted.types)
+    aligner = Aligner(gold, identity or Identity(), documents, predicted)
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
