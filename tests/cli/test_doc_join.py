@@ -94,7 +94,7 @@ def _pipeline(corpus: Path, labels: str, facts: str, *more: str) -> tuple[dict, 
 
 
 def _stem_notes(notes: list[str]) -> list[str]:
-    return [n for n in notes if "by file stem" in n]
+    return [n for n in notes if "or file stem" in n]
 
 
 @pytest.mark.parametrize("facts", ["bare", "named", "triples"])

@@ -30,16 +30,16 @@ through the same steps (DECISIONS 115-120, 121-129):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from openodke.errors import InputError
-from openodke.eval.engine.fold import fold, key_parts
+from openodke.eval.engine.fold import fold, key_parts, node_of
 from openodke.eval.engine.joins import distinct, member, mix
 from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
@@ -60,6 +60,8 @@ written (no folding)."""
 STRING_RANGES = frozenset({"string", "text"})
 """Ranges whose literals compare as strings, never as numbers."""
 _UNTYPED_FOLDED = frozenset(fold(n) for n in UNTYPED_NAMES)
+Docs = Callable[[], np.ndarray]
+"""Each row's document hash, worked out when first asked (most runs never need it)."""
 
 
 class TypeMap(dict[str, str]):
@@ -161,7 +163,7 @@ class Aligner:
         g = self._typed(g, gold.types)
         self._gold_table = g
         self._uncited: np.ndarray | None = None
-        g = self._prefixed(g, gold, gold.docs.hashes, gold=True)
+        g = self._prefixed(g, gold, lambda: gold.docs.hashes, gold=True)
         g = self._strings(g, gold)
         if self._exact:
             g = self._as_written(g, gold)
@@ -257,7 +259,7 @@ class Aligner:
         return out
 
     def _prefixed(
-        self, table: KeyTable, columns: FactColumns | None, docs: np.ndarray, *, gold: bool = False
+        self, table: KeyTable, columns: FactColumns | None, docs: Docs, *, gold: bool = False
     ) -> KeyTable:
         """An untyped end keyed ``Type:name``, the prefix naming a declared type, is ``name`` of
         that type. The keys are read once per distinct entity, only for untyped prefixed ends.
@@ -287,7 +289,7 @@ class Aligner:
             rows = np.flatnonzero(ask)
             if len(rows):  # keyed as a typed gold end of its document (uncited: anywhere)
                 codes, names = self._gold_typed
-                keep = ~member(mix(docs[rows], node[rows]), codes, ready=True)
+                keep = ~member(mix(docs()[rows], node[rows]), codes, ready=True)
                 if not gold and self._uncited is not None:
                     uncited = self._uncited[rows]
                     keep[uncited] = ~member(node[rows[uncited]], names, ready=True)
@@ -408,7 +410,7 @@ class Aligner:
         and names matching compares; ``labels``: also by labels and aliases, when most
         predicted entity names are no gold entity's (:meth:`relabel` says when to ask)."""
         table = self._predicates(table)
-        at = self._documents(docs)
+        at = cache(lambda: self._documents(docs))  # looked up only if a rule needs it
         if self.identity.match == "names":
             return self._as_literals(_untyped(table), at)
         self._types.update(types)
@@ -488,7 +490,7 @@ class Aligner:
         rows = ~g.literal & (g.object_type == UNTYPED)
         return distinct(mix(docs[rows], g.object_name[rows]))
 
-    def _as_literals(self, table: KeyTable, docs: np.ndarray) -> KeyTable:
+    def _as_literals(self, table: KeyTable, docs: Docs) -> KeyTable:
         """An untyped entity object named as a gold literal object of its document, and as no
         gold entity there, is that literal: without types, ``"1998"`` may be the year."""
         rows = np.flatnonzero(~table.literal & (table.object_type == UNTYPED))
@@ -496,8 +498,9 @@ class Aligner:
             return table
         literals, entities = self._literals
         salted = table.object_name ^ LITERAL_NODE
-        rows = rows[member(mix(docs[rows], salted[rows]), literals, ready=True)]
-        entity = member(mix(docs[rows], table.object_name[rows]), entities, ready=True)
+        at = docs()
+        rows = rows[member(mix(at[rows], salted[rows]), literals, ready=True)]
+        entity = member(mix(at[rows], table.object_name[rows]), entities, ready=True)
         rows = rows[~entity]  # named like a gold entity too: it stays an entity
         if not len(rows):
             return table
@@ -506,16 +509,17 @@ class Aligner:
         name[rows] = salted[rows]
         return replace(table, literal=literal, object_name=name)
 
-    def _as_entities(self, table: KeyTable, docs: np.ndarray) -> KeyTable:
+    def _as_entities(self, table: KeyTable, docs: Docs) -> KeyTable:
         """A literal object named as an untyped gold entity object of its document, and as no
         gold literal there, is that entity: the gold's ``1998`` with no type may be the year."""
         rows = np.flatnonzero(table.literal)
         if not len(rows) or not self._gold_untyped or not len(self._untyped_objects):
             return table
         plain = table.object_name ^ LITERAL_NODE
-        rows = rows[member(mix(docs[rows], plain[rows]), self._untyped_objects, ready=True)]
+        at = docs()
+        rows = rows[member(mix(at[rows], plain[rows]), self._untyped_objects, ready=True)]
         literals, _ = self._literals
-        rows = rows[~member(mix(docs[rows], table.object_name[rows]), literals, ready=True)]
+        rows = rows[~member(mix(at[rows], table.object_name[rows]), literals, ready=True)]
         if not len(rows):
             return table
         literal, name = table.literal.copy(), table.object_name.copy()
@@ -526,7 +530,7 @@ class Aligner:
         return replace(table, literal=literal, object_name=name, object_type=kinds)
 
     def _resolved(
-        self, names: np.ndarray, kinds: np.ndarray, docs: np.ndarray, entity: np.ndarray
+        self, names: np.ndarray, kinds: np.ndarray, docs: Docs, entity: np.ndarray
     ) -> np.ndarray:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
@@ -538,7 +542,7 @@ class Aligner:
             return out
         in_doc, anywhere = self._one_types
         for (keys, gold_kinds), by_doc in ((in_doc, True), (anywhere, False)):
-            codes = mix(docs[rows], names[rows]) if by_doc else names[rows]
+            codes = mix(docs()[rows], names[rows]) if by_doc else names[rows]
             if not len(keys) or not len(rows):
                 continue
             at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
@@ -550,7 +554,7 @@ class Aligner:
         return out
 
     def _by_fact(
-        self, table: KeyTable, s_type: np.ndarray, o_type: np.ndarray, docs: np.ndarray
+        self, table: KeyTable, s_type: np.ndarray, o_type: np.ndarray, docs: Docs
     ) -> tuple[np.ndarray, np.ndarray]:
         """Ends still untyped (a name the gold gives two types) take the type the gold gives that
         end of the same fact (document, predicate, both names)."""
@@ -567,7 +571,7 @@ class Aligner:
             if not len(rows) or not len(keys):
                 out.append(kinds)
                 continue
-            codes = mix(docs[rows], table.predicate[rows], table.subject_name[rows],
+            codes = mix(docs()[rows], table.predicate[rows], table.subject_name[rows],
                         table.object_name[rows])  # fmt: skip
             at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
             found = (keys[at] == codes) & (gold_kinds[at] != UNTYPED)
@@ -657,11 +661,9 @@ def _spellings(entity: Any) -> list[str]:
 
 
 def _named(entity: Any, gold: set[int], alt: dict[int, int]) -> int:
-    """The gold entity name a predicted entity goes by, by its key's name, label or an alias
-    (0: none)."""
-    key = entity.key
-    whole, prefix, rest = key_parts(key)
-    for h in (rest, whole, *(hash(fold(s)) for s in _spellings(entity))):
+    """The gold entity name a predicted entity goes by, by its identity name, label or an alias
+    (0: none). A prefix that is not its own type stays: ``p:max`` is not ``max``."""
+    for h in (node_of(entity.key, entity.type), *(hash(fold(s)) for s in _spellings(entity))):
         if h in gold:
             return h
         found = alt.get(h)

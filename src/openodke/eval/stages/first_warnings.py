@@ -62,7 +62,11 @@ def _folded(score: ExtractionScore) -> list[str]:
         ]
     )
     names = np.concatenate([g.subject_names, g.object_names[entity]])
-    _, first = np.unique(mix(code, names), return_index=True)
+    pairs = mix(code, names)
+    # Two sorts say whether any group goes by two sets of names (most gold: none).
+    if len(distinct(pairs)) == len(distinct(code)):
+        return []
+    _, first = np.unique(pairs, return_index=True)
     codes = code[first]
     ordered = np.sort(codes)
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
