@@ -40,3 +40,12 @@ def run_odke(*args: str) -> CliResult:
 def odke():
     """The ``run_odke`` function, as a fixture."""
     return run_odke
+
+
+@pytest.fixture(autouse=True)
+def _prices_stay_in_their_test():
+    """Prices a test gives (``--price``, ``prices:`` in a config) are process-wide: undo them."""
+    from openodke.llm.prices import using_prices
+
+    with using_prices({}):
+        yield

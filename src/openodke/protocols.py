@@ -242,3 +242,14 @@ def call_stage(function: Any, *args: Any, where: str) -> Any:
     except Exception as error:
         name = getattr(function, "__qualname__", type(function).__name__)
         raise PipelineError(f"{name} failed on {where}: {type(error).__name__}: {error}") from error
+    except SystemExit as done:  # the stage's exit is not odke's: odke reports it, exit 1
+        name = getattr(function, "__qualname__", type(function).__name__)
+        raise PipelineError(exited(name, done, where)) from None
+
+
+def exited(name: str, done: SystemExit, where: str) -> str:
+    """What a stage that called ``sys.exit`` did, in words."""
+    return (
+        f"{name} called sys.exit({done.code!r}) on {where}: a stage returns its rows or raises; "
+        "odke does not take its exit status as its own"
+    )

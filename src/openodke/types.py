@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "Chunk",
@@ -214,6 +214,13 @@ class Entity(Record):
     external_id: str | None = None
     resolution: Resolution | None = None
     attributes: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("key")
+    @classmethod
+    def _key_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("key is blank: an entity needs an identity")
+        return value
 
 
 class EntityLink(Record):

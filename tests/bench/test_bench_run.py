@@ -52,10 +52,11 @@ def runs(
         "marks": _set(movie_dir, root, "marks", server),
         "refuses": _set(movie_dir, root, "refuses", server, refuse_not_found=True, enforce=True),
     }
-    for folder in sets.values():
+    for name, folder in sets.items():
+        page = ["--html", str(folder / "page.html")] if name == "marks" else []
         result = run_odke(
             "bench", "run", str(folder), "--config", str(folder / "odke-local.json"),
-            "--cache", str(cache),
+            "--cache", str(cache), *page,
         )  # fmt: skip
         assert result.exit_code == 0, result.stderr
         (folder / "stdout.txt").write_text(result.stdout)
@@ -98,6 +99,15 @@ def test_the_report_has_each_row_its_official_row_and_each_competitor(
     assert report["run"]["claim_formats"] == {"ground.span@1": "span"}
     assert report["calibration"][0]["line"] == "UNCALIBRATED"
     assert report["notes"][0].startswith("the grounder's verdicts on the ")
+
+
+def test_html_writes_the_report_as_a_page(runs: dict[str, Path]) -> None:
+    page = (runs["marks"] / "page.html").read_text()
+    report = _report(runs["marks"])
+    assert page.startswith("<!DOCTYPE html>") and '<section id="headline">' in page
+    for row in report["rows"]:
+        assert f"<td>{row['name']}</td>" in page
+    assert not (runs["refuses"] / "page.html").exists()
 
 
 def test_the_files_it_writes(runs: dict[str, Path]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -30,7 +31,7 @@ def boom(*args, **kwargs):
 
 
 def test_an_unexpected_exception_is_one_line_naming_command_inputs_and_debug(items, monkeypatch):
-    monkeypatch.setattr("openodke.cli.eval_compare.compare_items", boom)
+    monkeypatch.setattr("openodke.eval.compare.compare_runs", boom)
     a, b = items
     result = run_odke("eval", "compare", str(a), str(b))
     assert result.exit_code == 1
@@ -42,7 +43,7 @@ def test_an_unexpected_exception_is_one_line_naming_command_inputs_and_debug(ite
 
 @pytest.mark.parametrize("where", ["first", "last"])
 def test_debug_anywhere_on_the_line_shows_the_traceback(items, monkeypatch, where):
-    monkeypatch.setattr("openodke.cli.eval_compare.compare_items", boom)
+    monkeypatch.setattr("openodke.eval.compare.compare_runs", boom)
     a, b = items
     args = ["eval", "compare", str(a), str(b)]
     args = ["--debug", *args] if where == "first" else [*args, "--debug"]
@@ -90,6 +91,42 @@ def test_an_input_inside_an_output_folder_is_refused(tmp_path):
         "-o", str(out),
     )  # fmt: skip
     assert result.exit_code == 2 and "is inside the output folder -o" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [["-o", "{out}"], ["-o{out}"], ["--out={out}"], ["--out", "{out}"], ["-o{link}"],
+     ["--out", "{rel}"], ["-o{rel}"]],
+)  # fmt: skip
+def test_an_output_folder_holding_an_input_is_refused_however_spelled(
+    tmp_path, monkeypatch, spelling
+):
+    """odke validate --config in/odke.yaml -oin overwrote its own input (issue 22)."""
+    write(tmp_path, pipeline_files())
+    folder = tmp_path / "in"
+    folder.mkdir()
+    facts = folder / "facts.jsonl"
+    facts.write_text((tmp_path / "triples.jsonl").read_text())
+    (tmp_path / "link").symlink_to(folder)
+    monkeypatch.chdir(tmp_path)
+    fill = {"out": str(folder), "link": str(tmp_path / "link"), "rel": "in"}
+    args = [x.format(**fill) for x in spelling]
+    before = facts.read_bytes()
+    result = run_odke("ground", "--facts", "in/facts.jsonl", "--texts", "docs.jsonl", *args)
+    assert result.exit_code == 2, result.stderr
+    assert "is inside the output folder -o" in result.stderr or "--out" in result.stderr
+    assert facts.read_bytes() == before
+
+
+@pytest.mark.parametrize("flag", ["--report", "--items", "--track-record"])
+def test_a_file_output_ending_in_a_slash_is_refused_naming_the_file_to_give(items, tmp_path, flag):
+    a, b = items
+    result = run_odke("eval", "compare", str(a), str(b), flag, f"{tmp_path}/newdir/")
+    assert result.exit_code == 2
+    assert (
+        f"ends with '/': {flag} names a file, not a folder (say {tmp_path}/newdir/" in result.stderr
+    )
+    assert not (tmp_path / "newdir").exists()
 
 
 def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
@@ -168,6 +205,63 @@ def test_a_signal_ends_the_cmd_process_group_and_removes_temp_folders(tmp_path, 
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in pids)
     assert list(temp.iterdir()) == []
+
+
+TREE = """
+import os, pathlib, subprocess, sys, time
+sleep = [sys.executable, "-c", "import signal, time; [signal.signal(s, signal.SIG_IGN) for s in (1, 2, 15)]; time.sleep(120)"]
+kids = [subprocess.Popen(sleep) for _ in range(2)]
+escaped = subprocess.Popen(sleep, start_new_session=True)  # setsid: out of the group
+pathlib.Path(sys.argv[1]).write_text(" ".join(str(p) for p in [os.getpid(), escaped.pid, *(k.pid for k in kids)]))
+time.sleep(120)
+"""
+
+
+def test_after_kill_9_of_odke_the_next_cmd_run_ends_the_tree_and_removes_its_folders(tmp_path):
+    """kill -9 of odke left the command tree (a setsid child too) and both temp folders."""
+    write(tmp_path, pipeline_files())
+    (tmp_path / "tree.py").write_text(TREE)
+    marker, temp = tmp_path / "pids", tmp_path / "tmp"
+    temp.mkdir()
+    args = ["eval", "pipeline", "--labels", "gold.jsonl", "--documents", "docs.jsonl"]
+    cmd = f"{sys.executable} tree.py {marker} {{in}} {{out}}"
+    process = _odke([*args, "--cmd", cmd], tmp_path, env={"TMPDIR": str(temp)})
+    deadline = time.monotonic() + 60
+    while not marker.exists() or len(marker.read_text().split()) < 4:
+        assert time.monotonic() < deadline and process.poll() is None
+        time.sleep(0.05)
+    pids = [int(p) for p in marker.read_text().split()]
+    process.kill()
+    process.communicate(timeout=15)
+    assert all(_alive(pid) for pid in pids)  # orphans now, nobody ends them ...
+    assert any(p.name.startswith("odke-in-") for p in temp.iterdir())
+    (tmp_path / "quick.py").write_text(
+        "import sys, shutil; shutil.copy('triples.jsonl', sys.argv[1])\n"
+    )
+    done = _odke([*args, "--cmd", f"{sys.executable} quick.py {{out}}"], tmp_path,
+                 env={"TMPDIR": str(temp)})  # fmt: skip
+    _, err = done.communicate(timeout=120)
+    assert done.returncode == 0, err
+    gone = time.monotonic() + 5  # ... but the next run does
+    while any(_alive(pid) for pid in pids) and time.monotonic() < gone:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+    assert list(temp.iterdir()) == []
+
+
+def test_in_names_never_start_with_a_dash_and_shell_scripts_get_quoted_paths(tmp_path):
+    from openodke.eval.pipeline.runner import file_names, substitute
+    from openodke.types import Document
+
+    assert file_names([Document(id="--help", text="x")]) == {"--help": "_-help.txt"}
+    where = Path("/tmp/a b'c")
+    argv = ["sh", "-c", "python x.py {in} > {out}", "{in}"]
+    got = substitute(argv, where, where / "out.jsonl")
+    assert (
+        got[2] == f"python x.py {shlex.quote(str(where))} > {shlex.quote(str(where / 'out.jsonl'))}"
+    )
+    assert got[3] == str(where)  # an argument of its own: no shell reads it
+    assert substitute(["python", "x.py", "{in}"], where, where)[2] == str(where)
 
 
 def test_a_pipe_to_cat_ends_when_odke_is_terminated(tmp_path):

@@ -260,7 +260,27 @@ def test_train_facts_give_the_official_row_its_ign_f1(redocred: Path, tmp_path: 
     )
     ign_f1 = 2 * ign_p * expected.recall / (ign_p + expected.recall)
     assert expected.correct_in_train > 0 and ign_f1 == pytest.approx(expected.ign_f1)
-    assert f"official Ign F1 {ign_f1:.4f}" in report["notes"]
+    performance = _official(report)["performance"]
+    assert performance["ign_f1"]["value"] == pytest.approx(ign_f1)
+    assert performance["evidence_f1"]["value"] == pytest.approx(expected.evidence_f1)
+    assert not [n for n in report["notes"] if "official Ign F1" in n]  # a field, not a note
+    # The printed table carries both beside P/R/F1, on the official row only.
+    shown = run_odke(
+        "eval",
+        "pipeline",
+        "--bench",
+        str(redocred),
+        "--predictions",
+        str(path),
+        "--train-facts",
+        str(train),
+    )
+    header = next(line for line in shown.stdout.splitlines() if "precision" in line)
+    assert header.split()[3:5] == ["ign", "f1"] and "evidence f1" in header
+    official = next(
+        line for line in shown.stdout.splitlines() if line.strip().startswith("official")
+    )
+    assert f"{ign_f1:.3f}" in official and f"{expected.evidence_f1:.3f}" in official
     assert not [n for n in report["notes"] if "Ign F1 needs the training facts" in n]
     # Without the flag the note says how to get it; on a Text2KGBench set the flag is refused.
     plain = run_odke(

@@ -74,3 +74,22 @@ def test_the_file_gives_the_rows_diagnosis_and_fixes_of_the_facts(corpus, monkey
     assert cli["diagnosis"] and cli["fixes"]
     assert cli_items == document_items(api.score)
     assert cli["rows"][0]["conformance"]["facts"] == cli["rows"][0]["counts"]["predicted"]
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+@pytest.mark.parametrize("side", ["gold", "facts"])
+def test_a_blank_entity_key_is_refused_at_its_line(corpus, key, side):
+    """A blank key reached the diagnosis and raised IndexError (issue 22)."""
+    path = corpus / f"{side}.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    row = json.loads(lines[4])
+    (row["fact"] if side == "gold" else row)["subject"]["key"] = key
+    lines[4] = json.dumps(row) + "\n"
+    path.write_text("".join(lines))
+    result = run_odke(
+        "eval", "pipeline", "--labels", str(corpus / "gold.jsonl"),
+        "--documents", str(corpus / "docs.jsonl"), "--predictions", str(corpus / "facts.jsonl"),
+    )  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    where = "fact.subject.key" if side == "gold" else "subject.key"
+    assert f"{path}:5: {where}: Value error, key is blank" in result.stderr

@@ -41,6 +41,7 @@ def _env(sandbox: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["NO_COLOR"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
     env["COLUMNS"] = "120"
     env.pop("ODKE_DEBUG", None)
     for name in list(env):  # a reader has no key set; pages never need one
@@ -111,11 +112,12 @@ def test_page_runs_as_shown(page: Path, tmp_path: Path) -> None:
                         ["bash", "-c", "set -o pipefail\n" + command.command],
                         cwd=sandbox,
                         env=_env(sandbox),
-                        capture_output=True,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT,  # one stream, in the order a terminal shows
                         text=True,
                         timeout=300,
                     )
-                    output = done.stdout + done.stderr
+                    output = done.stdout
                     assert done.returncode == 0, (
                         f"{_where(page, block)}: `{command.command}` exited {done.returncode}:\n"
                         f"{output[-3000:]}"

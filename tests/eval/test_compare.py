@@ -257,3 +257,17 @@ def test_item_ranges_stay_percentile_by_default():
     assert compare_items(a, b, method="expanded-bca").primary.interval != (
         compare_items(a, b).primary.interval
     )
+
+
+def test_a_concentrated_document_set_says_so_and_doubts_its_limit():
+    # 40 documents: one holds 60 gold facts, the others 1 each (found by A and B alike, with
+    # B finding 10 more in the big one). Kish over both runs' 2tp + fp + fn is far under 30.
+    rows_a = [(40, 0, 20)] + [(1, 0, 0)] * 39
+    rows_b = [(50, 0, 10)] + [(1, 0, 0)] * 39
+    result = compare_items(docs(rows_a), docs(rows_b))
+    concentrated = [n for n in result.notes if n.startswith("the facts sit in few documents")]
+    assert len(concentrated) == 1 and "effective documents of 40" in concentrated[0]
+    assert any("58–75%" in note for note in result.notes)
+    # Documents of similar sizes: neither note.
+    even = compare_items(docs([(3, 1, 1)] * 40), docs([(4, 1, 0)] * 20 + [(3, 1, 1)] * 20))
+    assert not any("effective documents" in n or "58–75%" in n for n in even.notes)

@@ -219,15 +219,42 @@ def test_every_call_failing_exits_1_and_writes_nothing(odke, server, tmp_path: P
     assert not out.exists()
 
 
-def test_some_calls_failing_are_counted_and_written(odke, server, tmp_path: Path) -> None:
+def test_some_calls_failing_are_counted_written_and_exit_1(odke, server, tmp_path: Path) -> None:
     server.fault("malformed", match="— makes —")
     out = tmp_path / "grounded"
     result = ground(odke, "--model", "openai/judge", "--no-cache", "-o", str(out))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "1 of 6 facts unchecked (1 malformed reply)" in result.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 1 and summary["verdicts"]["unchecked"] == 1
+    assert summary["failures"] == {"malformed reply": 1}
     assert read_facts(out / "facts.jsonl")["r6"]["verdict"] == "unchecked"
-    assert "failed calls leave their facts unchecked" in result.stdout
+    assert "failed calls leave their facts unchecked (1 malformed reply)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [("truncated", "cut off at max_tokens"), ("refusal", "refused"), ("empty", "empty")],
+)
+def test_unusable_answers_are_counted_by_kind_and_allowed_by_share(
+    odke, server, tmp_path: Path, fault: str, kind: str
+) -> None:
+    server.fault(fault, match="— makes —", times=2)
+    out = tmp_path / "grounded"
+    cache = tmp_path / "cache"
+    args = ("--model", "openai/judge", "--cache", str(cache), "-o", str(out))
+    result = ground(odke, *args)
+    assert result.exit_code == 1, result.stderr
+    assert f"1 of 6 facts unchecked (1 {kind})" in result.stderr
+    assert "unreadable answer: ''" not in result.stdout + result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failures"] == {kind: 1}
+    # a share of 1/6 allowed: exit 0; the failed fact is asked again (never cached), twice
+    server.fault(fault, match="— makes —", times=2)
+    before = len(server.requests)
+    allowed = ground(odke, *args, "--allow-failures", "0.2")
+    assert allowed.exit_code == 0, allowed.stderr
+    assert len(server.requests) - before == 2
 
 
 def test_a_budget_stop_exits_3_and_writes_nothing(odke, server, tmp_path: Path) -> None:
@@ -330,3 +357,33 @@ def test_a_sinks_facts_are_read_as_fact_rows(odke, server, tmp_path: Path) -> No
     # Fact rows keep their ids, evidence and findings: r4's free not_found is kept, not re-asked.
     assert summary["facts"] == 6 and summary["unsupported"]["ids"] == ["r4", "r5"]
     assert len(server.requests) == 2 * 5  # the second run asked the same five, not r4
+
+
+def test_a_usd_budget_over_an_unpriced_model_refuses_to_start(odke, server, tmp_path) -> None:
+    result = ground(odke, "--model", "openai/judge", "--no-cache", "--budget-usd", "0.05")
+    assert result.exit_code == 2 and len(server.requests) == 0
+    (line,) = result.stderr.strip().splitlines()
+    assert "openai/judge" in line and "--price in=X,out=Y" in line
+
+
+@pytest.mark.parametrize("how", ["flag", "config"])
+def test_given_prices_price_the_run_and_the_budget(odke, server, tmp_path, how) -> None:
+    out = tmp_path / "grounded"
+    extra = ["--price", "openai/judge=in=1000,out=1000"]
+    if how == "config":
+        config = tmp_path / "odke.yaml"
+        config.write_text("prices:\n  openai/judge: {input: 1000, output: 1000}\n")
+        extra = ["--config", str(config)]
+    result = ground(odke, "--model", "openai/judge", "--no-cache", "--json", "-o", str(out), *extra)
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    # every token at $1,000 per million: the cost is the tokens / 1,000
+    assert summary["cost_usd"] == pytest.approx(summary["tokens"] / 1000)
+    # a budget that lets about two calls through at that price stops the run (exit 3)
+    small = ground(odke, "--model", "openai/judge", "--no-cache", "--budget-usd", "0.6", *extra)
+    assert small.exit_code == 3, small.stderr
+
+
+def test_a_bad_price_flag_is_one_line(odke, server) -> None:
+    result = ground(odke, "--model", "openai/judge", "--price", "in=1")
+    assert result.exit_code == 2 and "--price: give both in= and out=" in result.stderr

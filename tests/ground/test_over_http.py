@@ -14,7 +14,6 @@ from openodke import Document, Entity, Evidence, Fact, GroundingVerdict, Span
 from openodke.errors import ModelConfigError
 from openodke.ground import CheckedGrounder, LLMGrounder
 from openodke.llm import RetryPolicy, client_for
-from openodke.llm.providers.anthropic import SCHEMA_INSTRUCTION
 from tests.support.llm_server import Answer
 
 V = GroundingVerdict
@@ -89,7 +88,8 @@ def test_every_protocol_grounds_every_fact(llm_server, live, protocol: str) -> N
     elif protocol == "openai":
         assert body["response_format"]["type"] == "json_schema"
     else:
-        assert SCHEMA_INSTRUCTION.split("{")[0].strip()[:20] in body["system"]
+        assert body["tool_choice"] == {"type": "tool", "name": "reply"}
+        assert body["tools"][0]["input_schema"]["required"] == ["verdict"]
     stats = grounder.stats
     assert (stats["calls"], stats["failed"], stats["checked"]) == (6, 0, 6)
     assert stats["tokens"] > 0  # counted by the server: words in and out

@@ -141,7 +141,8 @@ def test_a_usd_budget_stops_on_the_worst_case_of_the_next_call(live) -> None:
     assert len(server.requests) == 2 and budget.spent_usd == pytest.approx(3.12e-4)
 
 
-def test_an_unpriced_model_costs_nothing_against_usd(live) -> None:
+def test_budgeted_client_alone_charges_an_unpriced_model_nothing(live) -> None:
+    # client_for refuses a USD cap over an unpriced model before it starts (test_prices_budget)
     server, client = live
     budgeted = BudgetedClient(client, Budget(usd=0.0))
     assert budgeted.complete(messages(0), server.spec("local-llama")).error is None

@@ -54,12 +54,12 @@ def test_the_key_is_sha256_of_the_canonical_request() -> None:
     spec = ModelSpec(model="ollama/q", temperature=0.0, max_tokens=256, timeout=5, api_key_env="X")
     messages = [{"role": "user", "content": "Claim: é", "prompt": "ground.span@1"}]
     canonical = (
-        '{"base_url":null,"extra":{},"format":1,"max_tokens":256,'
+        '{"endpoint":"http://localhost:11434/api/chat","extra":{},"format":2,"max_tokens":256,'
         '"messages":[{"content":"Claim: é","role":"user"}],"model":"ollama/q",'
         '"prompts":["ground.span@1"],"schema":{"type":"object"},"temperature":0.0}'
     )
     expected = hashlib.sha256(canonical.encode()).hexdigest()
-    assert cache_key(messages, spec, {"type": "object"}) == expected
+    assert cache_key(messages, spec, {"type": "object"}, env={}) == expected
 
 
 @pytest.mark.parametrize(
@@ -218,3 +218,31 @@ def test_the_factory_puts_the_cache_beside_the_config(tmp_path) -> None:
     assert isinstance(client, CachedClient)
     assert client.store.path == tmp_path / ".odke-cache" / "responses.sqlite"
     client.close()
+
+
+_FULL_DISK = """
+import resource, signal, sys
+from openodke.errors import OutputError
+from openodke.llm.base import LLMResponse
+from openodke.llm.cache import ResponseStore
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG), as on a full disk
+store = ResponseStore(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, resource.RLIM_INFINITY))
+try:
+    for n in range(1000):
+        store.put(f"k{n}", LLMResponse(text="x" * 4000, model="ollama/m"))
+except OutputError as error:
+    print(error.exit_code, error)
+"""
+
+
+def test_a_full_disk_under_the_cache_is_exit_1_not_bad_input(tmp_path):
+    """A full disk under --cache exited 2, "bad input" (issue 22)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(tmp_path / "cache")], capture_output=True, text=True
+    )
+    assert done.stdout.startswith("1 cannot store an answer in the response cache"), done.stderr
+    assert "the disk is full or failed" in done.stdout

@@ -43,7 +43,7 @@ def test_models_json_names_variables_only(monkeypatch) -> None:
         "key_env_set": True,
         "key_required": False,  # a local server needs no key
     }
-    assert {"model": "anthropic/claude-haiku-4-5-20251001", "input": 1.0, "output": 5.0} in data[
+    assert {"model": "anthropic/claude-haiku-4-5", "input": 1.0, "output": 5.0} in data[
         "priced_models"
     ]
     assert SECRET not in result.stdout and "pw" not in result.stdout

@@ -8,6 +8,7 @@ from openodke.errors import InputError
 from openodke.llm import (
     LLMResponse,
     ModelRoles,
+    Price,
     ProviderClient,
     RetryPolicy,
     ScriptedClient,
@@ -23,14 +24,18 @@ from tests.support.llm_server import Answer
 def test_the_price_table_ships_and_unpriced_is_none() -> None:
     assert price_of("openai/gpt-4o-mini").input == 0.15
     assert price_of("anthropic/claude-haiku-4-5-20251001").output == 5.0
-    assert price_of("ollama/qwen2.5:3b") is None
+    assert price_of("anthropic/claude-haiku-4-5").output == 5.0  # the dated name's model
+    assert price_of("openai/gpt-4o-mini-2024-07-18").input == 0.15
+    assert price_of("ollama/qwen2.5:3b") == Price(input=0.0, output=0.0)  # the user's machine
+    assert price_of("openai/my-finetune") is None
     assert all(
         "/" in model and model.split("/")[0] in {"openai", "anthropic"} for model in price_table()
     )
     # 1,000 input and 500 output tokens of gpt-4o: (1000 * 2.50 + 500 * 10.00) / 1e6 = 0.0075
     assert cost_of("openai/gpt-4o", 1000, 500) == pytest.approx(0.0075)
     assert cost_of("openai/gpt-4o", None, 500) is None
-    assert cost_of("ollama/q", 1000, 500) is None
+    assert cost_of("ollama/q", 1000, 500) == 0.0
+    assert cost_of("openai/my-finetune", 1000, 500) is None
 
 
 def answer(cost=None, *, cached=False, error=None, tokens=(10, 2), latency=0.5) -> LLMResponse:

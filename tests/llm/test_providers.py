@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from openodke.errors import ModelConfigError
 from openodke.llm import ModelSpec
 from openodke.llm.client import ProviderClient, check_spec
-from openodke.llm.providers.anthropic import SCHEMA_INSTRUCTION
 from openodke.llm.retry import RetryPolicy
 from tests.support.llm_server import Answer
 
@@ -80,7 +77,7 @@ def test_ollama_sends_the_schema_as_format_and_reads_eval_counts(
     # prompt tokens = words in the two contents: 4 + 11 = 15; completion: 2 words
     assert (reply.prompt_tokens, reply.completion_tokens) == (15, 2)
     assert reply.parsed == {"verdict": "supported"} and reply.error is None
-    assert reply.model == "ollama/qwen2.5:3b" and reply.cost_usd is None  # unpriced
+    assert reply.model == "ollama/qwen2.5:3b" and reply.cost_usd == 0.0  # local: free
 
 
 def test_ollama_host_without_scheme_or_port_is_completed() -> None:
@@ -112,7 +109,12 @@ def test_openai_sends_response_format_json_schema_and_prices_the_call(
         "max_tokens": 256,
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": "reply", "schema": SCHEMA},
+            # strict: every property required, no others (SCHEMA's one property is required)
+            "json_schema": {
+                "name": "reply",
+                "schema": {**SCHEMA, "additionalProperties": False},
+                "strict": True,
+            },
         },
         "seed": 7,
     }
@@ -129,9 +131,15 @@ def test_openai_sends_response_format_json_schema_and_prices_the_call(
         (None, "https://api.openai.com/v1/chat/completions"),
         ("http://localhost:8000", "http://localhost:8000/v1/chat/completions"),
         ("http://localhost:8000/v1/", "http://localhost:8000/v1/chat/completions"),
+        # a base with a path is used as written: Gemini's OpenAI-compatible endpoint
+        (
+            "https://generativelanguage.googleapis.com/v1beta/openai/",
+            "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
+        ),
+        ("https://gw.example/proxy/openai", "https://gw.example/proxy/openai/chat/completions"),
     ],
 )
-def test_openai_base_gets_v1_when_missing(base, url) -> None:
+def test_openai_base_gets_v1_only_when_it_is_a_bare_host(base, url) -> None:
     from openodke.llm.providers import PROVIDERS
 
     assert PROVIDERS["openai"].url(ModelSpec(model="openai/m", base_url=base), {}) == url
@@ -145,8 +153,8 @@ def test_openai_compatible_local_server_needs_no_key(llm_server, sleeps, client)
     assert "response_format" not in server.requests[0].body
 
 
-def test_anthropic_puts_the_schema_in_the_system_prompt(llm_server, sleeps, client) -> None:
-    answers = [Answer('Here it is: {"verdict": "contradicted"} hope that helps', ("Claim: Ada",))]
+def test_anthropic_asks_for_the_schema_through_a_forced_tool(llm_server, sleeps, client) -> None:
+    answers = [Answer('{"verdict": "contradicted"}', ("Claim: Ada",))]
     server = llm_server("anthropic", answers)
     spec = server.spec("claude-haiku-4-5-20251001", max_tokens=256, temperature=0.2)
     reply = client(sleeps, {"ANTHROPIC_API_KEY": KEY}).complete(MESSAGES, spec, SCHEMA)
@@ -156,16 +164,23 @@ def test_anthropic_puts_the_schema_in_the_system_prompt(llm_server, sleeps, clie
         "model": "claude-haiku-4-5-20251001",
         "max_tokens": 256,
         "messages": [{"role": "user", "content": MESSAGES[1]["content"]}],
-        "system": "You check one claim.\n\n"
-        + SCHEMA_INSTRUCTION
-        + json.dumps(SCHEMA, sort_keys=True),
+        "system": "You check one claim.",
         "temperature": 0.2,
+        "tools": [
+            {
+                "name": "reply",
+                "description": "Give your answer as this tool's input.",
+                "input_schema": SCHEMA,
+            }
+        ],
+        "tool_choice": {"type": "tool", "name": "reply"},
     }
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == "2023-06-01"
     assert "authorization" not in request.headers
-    assert reply.parsed == {"verdict": "contradicted"}  # the first JSON object in the reply
-    # server tokens: system (4 + 16 instruction words + schema words) and user 11; read back as sent
+    assert reply.parsed == {"verdict": "contradicted"}  # the tool call's input
+    assert reply.finish_reason == "tool_use"
+    # server tokens: the words of system and user; read back as sent
     assert reply.prompt_tokens == len(
         (request.body["system"] + "\n" + MESSAGES[1]["content"]).split()
     )
@@ -178,7 +193,8 @@ def test_anthropic_puts_the_schema_in_the_system_prompt(llm_server, sleeps, clie
     ("kind", "extra", "requests", "waits"),
     [
         ("429", {"retry_after": 3}, 2, [3.0]),  # Retry-After beats the 0.5 s backoff
-        ("429", {"retry_after": 99}, 2, [30.0]),  # ...up to the 30 s cap
+        ("429", {"retry_after": 99}, 2, [99.0]),  # ...in full, past the 30 s backoff cap
+        ("429", {"retry_after_ms": 1500, "retry_after": 9}, 2, [1.5]),  # retry-after-ms first
         ("429", {}, 2, [0.5]),
         ("500", {"times": 3}, 4, [0.5, 1.0, 2.0]),
         ("cut", {}, 2, [0.5]),

@@ -77,7 +77,8 @@ def test_the_factory_checks_every_model_before_any_call(tmp_path) -> None:
     with pytest.raises(ModelConfigError, match="unknown provider 'vertex'"):
         client_for("ollama/q", "vertex/gemini", env={})
     client = client_for("ollama/q", cache=False, env={})
-    assert type(client).__name__ == "ProviderClient"
+    assert type(client).__name__ == "ReaskClient"
+    assert type(client.inner).__name__ == "ProviderClient"  # type: ignore[attr-defined]
     client.close()  # type: ignore[attr-defined]
 
 

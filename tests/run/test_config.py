@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -132,7 +133,7 @@ reextract: {window: 2}
         "input, got 'maybe'",
         "10: bootstrap is not built",
         "11: modelz: unknown key (did you mean 'models'?); expected one of ontology, inputs, "
-        "pythonpath, models, stages, inverses, coverage, reextract, budget, cache, calibration",
+        "pythonpath, models, stages, inverses, coverage, reextract, budget, prices, cache, calibration",
         "13: models.extract: api_key is never read from a config: put the key in an environment "
         "variable and name that variable with api_key_env",
         "14: infer is not built",
@@ -152,6 +153,10 @@ reextract: {window: 2}
         (
             "ontology: ontology.json\ninputs: [register.csv]\nstages: {chunker: sentence}\n",
             "3: stages: stages.extractor is required (llm, pattern, hybrid or triples)",
+        ),
+        (  # a raw pydantic error, exit 1, before (issue 22)
+            "ontology: ontology.json\ninputs: [register.csv]\nstages:\n  extractor: null\n",
+            "4: stages.extractor: stages.extractor is required (llm, pattern, hybrid or triples)",
         ),
         (
             "ontology: schema.owl\ninputs: [register.csv]\nstages: {extractor: pattern}\n",
@@ -181,6 +186,17 @@ def test_a_missing_or_bad_key_is_one_problem_at_its_line(
         load_config(path)
     messages = [p.message.removeprefix(f"{path}:") for p in caught.value.problems]
     assert problem.replace("{folder}", str(folder.resolve())) in messages
+
+
+@pytest.mark.parametrize("style", ["[", "{a: "])
+def test_100_000_levels_of_nesting_are_refused_in_seconds(folder: Path, style: str) -> None:
+    # 200 KB: the alias count ran the pure-Python parser over it for minutes (issue 22).
+    closing = "]" if style == "[" else "}"
+    path = write_config(folder, "stages: " + style * 100_000 + closing * 100_000 + "\n")
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r":1: invalid YAML: .*nesting|nested"):
+        read_source(path)
+    assert time.monotonic() - started < 10
 
 
 def test_an_alias_bomb_is_refused_before_it_expands(folder: Path) -> None:

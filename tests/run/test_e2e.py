@@ -14,7 +14,7 @@ MANIFEST_KEYS = {
     "ontology", "created_at", "entities", "facts", "edges", "properties", "links", "stats",
     # the run's
     "manifest_version", "config_sha256", "config", "models", "prompts", "ontology_fingerprint",
-    "documents_sha256", "openodke", "started_at", "finished_at",
+    "documents_sha256", "openodke", "started_at", "finished_at", "config_dir",
 }  # fmt: skip
 
 

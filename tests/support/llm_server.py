@@ -13,9 +13,16 @@ real HTTP with nothing mocked below it. Usage::
         assert server.requests[0].body["response_format"]["type"] == "json_schema"
 
 ``ReplayServer.from_cassette(protocol, path_or_dict)`` serves a ReplayClient cassette. Faults are
-``429`` (with ``retry_after`` seconds), ``500``, ``hang`` (no answer for ``seconds``), ``malformed``
-(a 200 whose body is cut-off JSON) and ``cut`` (the connection closed with no answer); each fires
-``times`` times on requests containing ``match`` (any request when None), in the order added.
+``429`` (with ``retry_after`` seconds, or ``retry_after_ms``), ``500``, ``401``, ``403``, ``hang``
+(no answer for ``seconds``), ``malformed`` (a 200 whose body is cut-off JSON) and ``cut`` (the
+connection closed with no answer); and answers a real server gives that cannot be used:
+``truncated`` (the answer's first ``text`` characters, stopped at the token cap: ``finish_reason:
+length``, ``stop_reason: max_tokens``, ``done_reason: length``), ``refusal`` (OpenAI's
+``message.refusal``, Anthropic's ``stop_reason: refusal``; Ollama has none and answers the words),
+``empty``, and ``say`` (answer ``text`` instead of the recorded answer: prose, off-schema JSON, a
+key echoed back). Each fires ``times`` times on requests containing ``match`` (any request when
+None), in the order added. An Anthropic request with a forced tool (``tool_choice``) gets the
+answer as that tool's input when it is JSON, as the API does.
 """
 
 from __future__ import annotations
@@ -36,7 +43,9 @@ from openodke.llm import ModelSpec
 __all__ = ["Answer", "Fault", "Received", "ReplayServer", "llm_server"]
 
 Protocol = Literal["ollama", "openai", "anthropic"]
-FaultKind = Literal["429", "500", "hang", "malformed", "cut"]
+FaultKind = Literal[
+    "429", "500", "401", "403", "hang", "malformed", "cut", "truncated", "refusal", "empty", "say"
+]
 PATHS = {"ollama": "/api/chat", "openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
 
 
@@ -60,6 +69,8 @@ class Fault:
     times: int = 1
     retry_after: float | None = None
     seconds: float = 5.0
+    text: str = ""
+    retry_after_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,15 +92,25 @@ def prompt_of(protocol: str, body: Any) -> str:
     return "\n".join(parts)
 
 
-def reply_body(protocol: str, model: str, text: str, prompt_tokens: int, completion: int) -> dict:
-    """A successful reply in the protocol's own shape."""
+def reply_body(
+    protocol: str,
+    model: str,
+    text: str,
+    prompt_tokens: int,
+    completion: int,
+    *,
+    stop: Literal["stop", "length", "refusal"] = "stop",
+    tool: str | None = None,
+) -> dict:
+    """A reply in the protocol's own shape: ``stop`` says why it ended; ``tool`` names the forced
+    tool an Anthropic answer calls (its input is ``text`` parsed)."""
     if protocol == "ollama":
         return {
             "model": model,
             "created_at": "2025-06-01T00:00:00Z",
             "message": {"role": "assistant", "content": text},
             "done": True,
-            "done_reason": "stop",
+            "done_reason": "length" if stop == "length" else "stop",
             "prompt_eval_count": prompt_tokens,
             "eval_count": completion,
         }
@@ -102,8 +123,12 @@ def reply_body(protocol: str, model: str, text: str, prompt_tokens: int, complet
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "message": {
+                        "role": "assistant",
+                        "content": None if stop == "refusal" else text,
+                        "refusal": text if stop == "refusal" else None,
+                    },
+                    "finish_reason": "length" if stop == "length" else "stop",
                 }
             ],
             "usage": {
@@ -112,13 +137,23 @@ def reply_body(protocol: str, model: str, text: str, prompt_tokens: int, complet
                 "total_tokens": prompt_tokens + completion,
             },
         }
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    reason = {"stop": "end_turn", "length": "max_tokens", "refusal": "refusal"}[stop]
+    if tool is not None and stop == "stop":
+        try:
+            content = [
+                {"type": "tool_use", "id": "toolu_local", "name": tool, "input": json.loads(text)}
+            ]
+            reason = "tool_use"
+        except ValueError:
+            pass
     return {
         "id": "msg_local",
         "type": "message",
         "role": "assistant",
         "model": model,
-        "content": [{"type": "text", "text": text}],
-        "stop_reason": "end_turn",
+        "content": content,
+        "stop_reason": reason,
         "usage": {"input_tokens": prompt_tokens, "output_tokens": completion},
     }
 
@@ -133,8 +168,10 @@ class ReplayServer:
         *,
         latency: float = 0.0,
         model: str = "local-model",
+        usage: bool = True,
     ) -> None:
         self.protocol = protocol
+        self.usage = usage  # False: replies carry no token counts, as some servers send
         self.answers = answers
         self.latency = latency
         self.model = model
@@ -173,10 +210,14 @@ class ReplayServer:
         times: int = 1,
         retry_after: float | None = None,
         seconds: float = 5.0,
+        text: str = "",
+        retry_after_ms: float | None = None,
     ) -> ReplayServer:
         """Inject ``kind`` on the next ``times`` requests containing ``match``; returns self."""
         with self._lock:
-            self.faults.append(Fault(kind, match, times, retry_after, seconds))
+            self.faults.append(
+                Fault(kind, match, times, retry_after, seconds, text, retry_after_ms)
+            )
         return self
 
     @property
@@ -278,23 +319,46 @@ class _Handler(BaseHTTPRequestHandler):
             first = next((line for line in prompt.splitlines() if line.strip()), "")
             self._send(404, json.dumps({"error": f"no recorded answer for: {first}"}).encode())
             return
+        text, stop = answer.text, "stop"
+        if fault is not None:  # an answer that cannot be used
+            if fault.kind == "truncated":
+                text, stop = answer.text[: max(len(answer.text) // 2, 1)], "length"
+            elif fault.kind == "refusal":
+                text = fault.text or "I can't help with that."
+                stop = "stop" if replay.protocol == "ollama" else "refusal"
+            elif fault.kind == "empty":
+                text = ""
+            else:
+                text = fault.text
         model = answer.model or (body or {}).get("model") or replay.model
+        tool = (body or {}).get("tool_choice", {}).get("name") if isinstance(body, dict) else None
         payload = reply_body(
             replay.protocol,
             model,
-            answer.text,
+            text,
             answer.prompt_tokens if answer.prompt_tokens is not None else len(prompt.split()),
-            answer.completion_tokens
-            if answer.completion_tokens is not None
-            else len(answer.text.split()),
+            answer.completion_tokens if answer.completion_tokens is not None else len(text.split()),
+            stop=stop,  # type: ignore[arg-type]
+            tool=tool,
         )
+        if not replay.usage:
+            for name in ("usage", "prompt_eval_count", "eval_count"):
+                payload.pop(name, None)
         self._send(200, json.dumps(payload).encode())
 
     def _fail(self, fault: Fault) -> bool:
         """Act out ``fault``; True when the request is finished."""
+        if fault.kind in ("truncated", "refusal", "empty", "say"):
+            return False  # answered, with what cannot be used
         if fault.kind == "429":
             extra = {} if fault.retry_after is None else {"retry-after": f"{fault.retry_after:g}"}
+            if fault.retry_after_ms is not None:
+                extra["retry-after-ms"] = f"{fault.retry_after_ms:g}"
             self._send(429, b'{"error": "rate limited"}', extra)
+        elif fault.kind in ("401", "403"):
+            key = self.headers.get("x-api-key") or self.headers.get("authorization") or ""
+            said = {"error": {"message": f"Incorrect API key provided: {key}"}}
+            self._send(int(fault.kind), json.dumps(said).encode())
         elif fault.kind == "500":
             self._send(500, b'{"error": "internal error"}')
         elif fault.kind == "malformed":

@@ -135,14 +135,19 @@ def test_when_every_call_fails_nothing_is_written_and_it_exits_1(tmp_path, llm_s
     assert not out.exists()
 
 
-def test_some_failed_calls_are_counted_and_the_rest_written(tmp_path, llm_server):
+def test_some_failed_calls_are_counted_the_rest_written_and_exit_1(tmp_path, llm_server):
     server = llm_server("openai", answers())
-    server.fault("malformed", match="Claim: Brask (Company) — founded")
+    server.fault("refusal", match="Claim: Brask (Company) — founded", times=2)
     paths = case(tmp_path, server)
     result = run_odke(*args(paths, "--no-cache", "--json"))
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert "facts unchecked (1 refused)" in result.stderr
     report = json.loads(result.stdout)["report"]
     assert report["failed"] == 1 and report["verdicts"]["unchecked"] == 1
+    assert report["failures"] == {"refused": 1}
+    server.fault("refusal", match="Claim: Brask (Company) — founded", times=2)
+    allowed = run_odke(*args(paths, "--no-cache", "--json", "--allow-failures", "0.5"))
+    assert allowed.exit_code == 0, allowed.stderr
 
 
 def test_the_budget_stops_before_the_call_that_would_pass_it(tmp_path, llm_server):

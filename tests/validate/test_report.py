@@ -52,7 +52,15 @@ def test_a_report_dump_fits_the_schema_and_names_every_field():
         0,
         [],
     )
-    assert set(dumped) == {*REPORT, "schema_version", "restated", "store", "failed", "notes"}
+    assert set(dumped) == {
+        *REPORT,
+        "schema_version",
+        "restated",
+        "store",
+        "failed",
+        "failures",
+        "notes",
+    }
 
 
 @pytest.mark.parametrize(

@@ -152,7 +152,7 @@ def test_a_dry_run_plans_and_prices_the_calls_and_makes_none(ontology, rows):
     assert plan["by_prompt"] == {"ground.span@1": 8}
     assert plan["max_usd"] is not None and plan["max_usd"] > 0
     assert report.calls == 0 and report.notes[-1].startswith("dry run: 8 calls")
-    unpriced = Validator(ontology, client=client, roles=ROLES)
+    unpriced = Validator(ontology, client=client, roles=ModelRoles.single("openai/my-tune"))
     graph, _ = unpriced.validate(rows, DOCUMENTS, dry_run=True)
     assert graph.stats["dry_run"]["max_usd"] is None
 

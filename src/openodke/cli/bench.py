@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, FailUnder, MaxWorkers, NoCache
+from openodke.cli.options import (
+    AllowFailures,
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    FailUnder,
+    Html,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    Rpm,
+    Tpm,
+    give_prices,
+    write_page,
+)
+
+if TYPE_CHECKING:
+    from openodke.bench.prepare import PrepareResult
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -35,6 +51,8 @@ def _prepare(
     paper: bool,
     max_tokens: int | None,
 ) -> PrepareResult:
+    from openodke.bench.prepare import prepare_redocred, prepare_text2kgbench
+
     if not data_dir.is_dir():
         raise InputError("no such folder (DATA_DIR)", path=str(data_dir))
     if dataset == "redocred":
@@ -86,9 +104,15 @@ def register(bench_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        html: Html = None,
         fail_under: FailUnder = None,
     ) -> None:
+        give_prices(price)
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
         from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
@@ -106,6 +130,9 @@ def register(bench_app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         try:
@@ -117,6 +144,10 @@ def register(bench_app: typer.Typer) -> None:
         result.report = check_floors(result.report, floors, row=ROWS[-1])
         files = result.files(folder)
         write_files(files)
+        if html is not None:
+            from openodke.bench import load_bench
+
+            write_page(html, result.report, load_bench(folder).documents)
         if as_json:
             typer.echo(report_json(result.report))
         else:

@@ -7,7 +7,20 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    AllowFailures,
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    Html,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    Rpm,
+    Tpm,
+    give_prices,
+    write_page,
+)
 
 __all__ = ["register"]
 
@@ -57,7 +70,13 @@ def register(eval_app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        html: Html = None,
+        price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
     ) -> None:
+        give_prices(price)
         if describe:
             typer.echo(_DESCRIBE.rstrip())
             return
@@ -84,7 +103,11 @@ def register(eval_app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         report = run_ablation(parsed, gold, options=options)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
+        write_page(html, report)

@@ -5,20 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from openodke.cli import style
+from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
-from openodke.eval.compare import Comparison, compare_items, render_comparison
-from openodke.eval.diagnosis.track_record import (
-    TRACK_RECORD,
-    check_fix_id,
-    record_comparison,
-    render_measured,
-)
-from openodke.eval.engine.items import read_items
-from openodke.eval.report.build import from_comparison, write_report
+
+if TYPE_CHECKING:
+    from openodke.eval.compare import Comparison
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 
@@ -107,8 +103,13 @@ def compare(
     describe: Annotated[
         bool, typer.Option("--describe", help="Print the contract and exit.")
     ] = False,
+    html: Html = None,
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
+    from openodke.eval.compare import compare_runs, render_comparison
+    from openodke.eval.diagnosis.track_record import check_fix_id
+    from openodke.eval.report.build import from_comparison, write_report
+
     if describe:
         typer.echo(DESCRIBE, nl=False)
         return
@@ -117,21 +118,14 @@ def compare(
     if applied is not None:
         check_fix_id(applied)  # an unknown fix is exit 2 before any work
 
-    comparison = compare_items(
-        read_items(a),
-        read_items(b),
-        metric=metric,
-        resamples=resamples,
-        seed=seed,
-        a_name=str(a),
-        b_name=str(b),
-    )
+    comparison = compare_runs(a, b, metric=metric, resamples=resamples, seed=seed)
     if report is not None:
         write_report(report, from_comparison(comparison))
+    write_page(html, None if html is None else from_comparison(comparison))
     if as_json:
         typer.echo(json.dumps(comparison.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
-        typer.echo(render_comparison(comparison))
+        typer.echo(style.verdict(render_comparison(comparison)))
     _track(a, b, comparison, applied, track_record, err=as_json)
 
     reasons = gate_failures(
@@ -139,7 +133,8 @@ def compare(
     )
     for reason in reasons:
         # Beside --json the gate lines go to stderr, so stdout stays one JSON document.
-        typer.echo(f"gate: fail: {reason}", err=as_json)
+        line = f"gate: fail: {reason}"
+        typer.echo(line if as_json else style.gate_line(line), err=as_json)
     if reasons:
         sys.stdout.flush()
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
@@ -148,8 +143,14 @@ def compare(
 def _track(
     a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
 ) -> None:
-    """Append what B measured to the track record (given, or beside A's or B's items)."""
-    asked = applied is not None or path is not None
+    """Append what B measured to the track record (given, or beside A's or B's items); when
+    one is in play, say why nothing was recorded, if nothing was."""
+    from openodke.eval.diagnosis.track_record import (
+        TRACK_RECORD,
+        record_comparison,
+        render_measured,
+    )
+
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
         if not found:
@@ -160,7 +161,7 @@ def _track(
     result = record_comparison(path, a, b, comparison, applied=applied)
     for line in result.lines:
         typer.echo(render_measured(line), err=err)
-    for note in result.notes if asked else ():
+    for note in result.notes:
         typer.echo(f"track record: {note}", err=True)
 
 

@@ -21,6 +21,7 @@ from openodke.cli.options import (
     Describe,
     Documents,
     FailUnder,
+    Html,
     Labels,
     Match,
     Ontology,
@@ -30,19 +31,18 @@ from openodke.cli.options import (
     TypeMap,
     identity_options,
     one_source,
+    write_page,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
-from openodke.eval.engine.identity import Identity
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.stages.extract import ExtractionScore, score_keys
-from openodke.eval.stages.first_warnings import first_warnings
-from openodke.eval.stages.gold_rows import is_triples_file
-from openodke.eval.stages.labels import describe
+from openodke.eval.engine.pause import paused_gc, without_gc
 
+# The engine, the evaluators and the report models are imported where they are used, so that
+# `odke eval extract --help` loads none of them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from openodke.eval.engine.identity import Identity
     from openodke.eval.pipeline.findings import Findings
     from openodke.eval.report.models import EvalReport
+    from openodke.eval.stages.extract import ExtractionScore
     from openodke.eval.stages.stage_report import StageReport
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
@@ -78,6 +78,10 @@ def score_extract_files(
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
+    from openodke.eval.engine.fastload import load_both
+    from openodke.eval.stages.extract import score_keys
+    from openodke.eval.stages.gold_rows import is_triples_file
+
     if is_triples_file(labels):  # gold as triples rows: read as predictions are
         from openodke.eval.engine.columns import FactColumns
         from openodke.eval.engine.fastload import load_facts
@@ -130,6 +134,7 @@ def extract(
     report: Report = None,
     type_map: TypeMap = None,
     match: Match = "identity",
+    html: Html = None,
     fail_under: FailUnder = None,
 ) -> None:
     """Score extracted facts against gold: per-predicate P/R/F1 and the kind of each miss.
@@ -138,7 +143,12 @@ def extract(
 
     --fail-under X: exit 1 when the low end of the F1 range (95%, over documents) is under X.
     """
+    from openodke.eval.engine.identity import Identity
+    from openodke.eval.engine.jsonl import write_outputs
+
     if describe_:
+        from openodke.eval.stages.labels import describe
+
         typer.echo(describe("extract"))
         return
     from openodke.eval.report.floors import parse_floors
@@ -168,7 +178,8 @@ def extract(
     if too_small is not None:
         stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
     findings = _findings(score, docs, onto, config)
-    made = _report(score, stage, findings, floors) if report is not None or floors else None
+    wanted = report is not None or html is not None or floors
+    made = _report(score, stage, findings, floors) if wanted else None
     if as_json:
         out = stage.model_dump(mode="json")
         out["diagnosis"] = [row.model_dump(mode="json") for row in findings.diagnosis.rows()]
@@ -180,10 +191,13 @@ def extract(
         from openodke.eval.pipeline.findings import render_findings
 
         first = echo_first(score)
-        typer.echo(stage.model_copy(update={"notes": without(stage.notes, first)}).render())
+        from openodke.cli import style
+
+        shown = stage.model_copy(update={"notes": without(stage.notes, first)})
+        typer.echo(style.stage_table(shown.render()))
         for table in render_findings(findings, row="extract"):
             typer.echo("")
-            typer.echo(table)
+            typer.echo(style.findings(table))
     outputs = []
     if items is not None:
         outputs.append((items, document_items(score)))
@@ -192,6 +206,7 @@ def extract(
 
         outputs.append((report, report_json(made)))
     write_outputs(outputs)
+    write_page(html, made, docs)
     if made is not None:
         from openodke.eval.report.floors import enforce_floors
 
@@ -213,8 +228,11 @@ def _score_run(
 ) -> ExtractionScore:
     """Run an extractor over the documents and score what it gives."""
     from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.engine.fastload import load_gold
     from openodke.eval.pipeline import collect
     from openodke.eval.pipeline.callable import run_each
+    from openodke.eval.stages.extract import score_keys
+    from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.protocols import load_stage
 
     if docs is None:
@@ -269,8 +287,11 @@ def _report(
 def echo_first(score: ExtractionScore) -> tuple[str, ...]:
     """Print what must be said before any table (nothing in common, near misses), then a blank
     line; return those lines, which the notes below then leave out."""
+    from openodke.cli import style
+    from openodke.eval.stages.first_warnings import first_warnings
+
     first = tuple(first_warnings(score))
-    for line in first:
+    for line in style.first_warnings(first):
         typer.echo(line)
     if first:
         typer.echo("")

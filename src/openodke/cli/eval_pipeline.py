@@ -13,75 +13,43 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.cli import pipeline_extras as extra
+from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
     Describe,
     FailUnder,
+    Html,
     Match,
     MaxWorkers,
     NoCache,
+    Prices,
     TypeMap,
+    give_prices,
     identity_options,
+    write_page,
 )
 from openodke.errors import InputError
-from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
-from openodke.eval.engine.fastload import without_gc
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.pipeline import collect, run_callable, run_command
-from openodke.eval.pipeline.collect import check_last_line
-from openodke.eval.pipeline.evaluate import (
-    DiagnosisOptions,
-    PipelineResult,
-    bench_inputs,
-    label_inputs,
-    score_fact_file,
-    score_pipeline,
-)
-from openodke.eval.pipeline.extras import Extended, extend_result, with_small_set_note
-from openodke.eval.pipeline.findings import render_findings
-from openodke.eval.pipeline.judge_client import ModelOptions
-from openodke.eval.report.build import report_json
-from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
-from openodke.eval.report.models import Cost, Latency
-from openodke.eval.report.render import render_report
-from openodke.eval.stages.gold_rows import is_triples_file
-from openodke.interop import is_fact_rows
-from openodke.interop.describe import describe_pipeline
-from openodke.ontology import Ontology
-from openodke.safeio import open_regular
 
-__all__ = ["is_submission", "register"]
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.evaluate import PipelineResult
+    from openodke.eval.pipeline.extras import Extended
+from openodke.eval.engine.pause import without_gc
+
+if TYPE_CHECKING:
+    from openodke.types import Document
+
+__all__ = ["register"]
 
 Opt = typer.Option
-
-
-def is_submission(path: Path) -> bool:
-    """True for a benchmark's own format: a DocRED list, or Text2KGBench response rows."""
-    try:
-        with open_regular(path) as handle:
-            first = b""
-            while not first.strip() and (raw := handle.readline(_FIRST_LINE)):
-                first = raw.lstrip(b"\xef\xbb\xbf")
-    except (InputError, OSError):
-        return False
-    if first.lstrip().startswith(b"["):
-        return True
-    try:
-        row = json.loads(first)
-    except (ValueError, RecursionError):
-        return False
-    return isinstance(row, dict) and "triples" in row and "id" in row and "subject" not in row
-
-
-_FIRST_LINE = 1 << 20  # bytes of the first line read to tell a submission
 
 
 @without_gc
@@ -132,12 +100,15 @@ def pipeline(
         Opt("--train-facts", help="Re-DocRED's train_revised.json: the official row's Ign F1."),
     ] = None,
     describe_: Describe = False,
+    html: Html = None,
     cache: Cache = None,
     no_cache: NoCache = False,
     max_workers: MaxWorkers = None,
     budget_usd: BudgetUsd = None,
     budget_calls: BudgetCalls = None,
+    price: Prices = None,
     fail_under: FailUnder = None,
+    allow_failures: AllowFailures = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
@@ -146,15 +117,20 @@ def pipeline(
     --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
     X): --fail-under 0.7 --fail-under precision=0.8.
     """
+    from openodke.eval.diagnosis.track_record import default_path
+    from openodke.eval.pipeline.api import pipeline_run
+    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.report.floors import parse_floors
+    from openodke.interop.describe import describe_pipeline
+
+    give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
         return
     if sum(x is not None for x in (cmd, run, predictions)) != 1:
         raise InputError("give exactly one of --cmd, --run or --predictions")
     floors = parse_floors(fail_under or [])
-    sniff = adapter is None  # only then may --predictions be a benchmark's own submission
-    adapter = adapter or "triples"
-    how = identity_options(type_map, match)
+    mapped, how = identity_options(type_map, match)
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
     extras = extra.make_extras(
@@ -171,117 +147,41 @@ def pipeline(
             budget_calls=budget_calls,
             progress=False if as_json else None,
         ),
+        allow_failures=allow_failures,
     )
-    if bench is not None:
-        if labels is not None or documents is not None:
-            raise InputError("--bench brings its own gold and documents: drop --labels/--documents")
-        inputs = bench_inputs(bench)
-    elif labels is None or documents is None:
-        raise InputError("score against --labels with --documents, or a --bench set")
-    else:
-        # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        columns = (
-            predictions is not None
-            and _fact_file(predictions, adapter)
-            and not extras.active
-            and not is_triples_file(labels)  # gold as triples rows: read as predictions are
-        )
-        inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
-        inputs.type_map, inputs.match = how
-        if columns:
-            assert predictions is not None
-            check_last_line(predictions)
-            record = track_record or (default_path(report) if report is not None else None)
-            result = score_fact_file(
-                predictions,
-                labels,
-                inputs,
-                run_inputs={"predictions": str(predictions)},
-                diagnosis=DiagnosisOptions(
-                    trace=trace or config,
-                    reference=reference,
-                    examples=examples,
-                    track_record=record,
-                ),
-            )
-            _emit(result, as_json, items, report, record, floors=floors)
-            return
-    if ontology is not None and bench is not None:
-        inputs.ontology = Ontology.load(ontology)
-    inputs.type_map, inputs.match = how
-    train = None
-    if train_facts is not None:
-        if inputs.bench is None or inputs.bench.dataset != "redocred":  # type: ignore[attr-defined]
-            raise InputError("--train-facts is for a Re-DocRED --bench set (its Ign F1)")
-        from openodke.bench import load_train_facts
-
-        train = load_train_facts(train_facts)
-    docs = inputs.documents
-    usage = None
-    notes: list[str] = []
-    submission = None
-    run_inputs: dict[str, str] = {}
-    if predictions is not None:
-        run_inputs["predictions"] = str(predictions)
-        if inputs.bench is not None and sniff and is_submission(predictions):
-            from openodke.bench import read_submission
-
-            facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
-            submission = predictions
-        else:
-            got = collect(predictions, docs, ontology=inputs.ontology, adapter=adapter)
-            facts, notes = got.facts, got.notes
-    elif cmd is not None:
-        run_inputs["command"] = cmd
-        with run_command(cmd, docs, timeout=timeout, on_stderr=_show_stderr) as ran:
-            got = collect(
-                ran.out_path,
-                docs,
-                ontology=inputs.ontology,
-                adapter=adapter,
-                names=ran.names,
-                from_command=True,
-            )
-        facts, notes = got.facts, got.notes
-        usage = (Cost(), Latency(seconds=round(ran.seconds, 3)))
-    else:
-        assert run is not None
-        run_inputs["run"] = run
-        got = collect(
-            run_callable(run, docs, adapter=adapter),
-            docs,
-            ontology=inputs.ontology,
-            adapter=adapter,
-        )
-        facts, notes = got.facts, got.notes
     record = track_record or (default_path(report) if report is not None else None)
-    diagnosis = DiagnosisOptions(
-        trace=trace or config, reference=reference, examples=examples, track_record=record
+    done = pipeline_run(
+        labels=labels,
+        documents=documents,
+        predictions=predictions,
+        run=run,
+        cmd=cmd,
+        ontology=ontology,
+        bench=bench,
+        adapter=adapter,
+        type_map=mapped,
+        match=how,
+        timeout=timeout,
+        trace=trace,
+        config=config,
+        reference=reference,
+        examples=examples,
+        track_record=record,
+        train_facts=train_facts,
+        extras=extras,
+        on_stderr=_show_stderr,
     )
-    result = score_pipeline(
-        facts,
-        inputs,
-        usage=usage,
-        notes=notes,
-        run_inputs=run_inputs,
-        submission=submission,
-        train_facts=train,
-        diagnosis=None if extras.active else diagnosis,
+    _emit(
+        done.result,
+        as_json,
+        items,
+        report,
+        record,
+        done.extended,
+        floors=floors,
+        html=html,
+        documents=done.inputs.documents,
     )
-    with extras:
-        extended = extend_result(
-            result,
-            inputs,
-            extras,
-            written=facts,
-            diagnosis=diagnosis if extras.active else None,
-        )
-    _emit(extended.result, as_json, items, report, record, extended, floors=floors)
-
-
-def _fact_file(predictions: Path, adapter: str) -> bool:
-    """A file of Fact rows scored against labels is read straight to columns, at any size."""
-    return adapter == "triples" and predictions.is_file() and is_fact_rows(predictions)
 
 
 def _show_stderr(line: str) -> None:
@@ -299,7 +199,17 @@ def _emit(
     extended: Extended | None = None,
     *,
     floors: Sequence[tuple[str, float]] = (),
+    html: Path | None = None,
+    documents: Sequence[Document] = (),
 ) -> None:
+    from openodke.eval.diagnosis.track_record import record_prediction, sha256_text
+    from openodke.eval.engine.jsonl import write_outputs
+    from openodke.eval.pipeline.extras import with_small_set_note
+    from openodke.eval.pipeline.findings import render_findings
+    from openodke.eval.report.build import report_json
+    from openodke.eval.report.floors import check_floors, enforce_floors
+    from openodke.eval.report.render import render_report
+
     result = with_small_set_note(result)
     gated = check_floors(result.report, floors, row=result.report.rows[0].name)
     result = replace(result, report=gated)
@@ -308,14 +218,14 @@ def _emit(
     else:
         first = echo_first(result.score)
         shown = result.report.model_copy(update={"notes": without(result.report.notes, first)})
-        typer.echo(render_report(shown))
+        typer.echo(style.report_table(render_report(shown), len(shown.rows)))
         for table in extended.tables if extended is not None else ():
             typer.echo("")
             typer.echo(table)
         if result.findings is not None:
             for table in render_findings(result.findings, row=result.findings.diagnosis.row):
                 typer.echo("")
-                typer.echo(table)
+                typer.echo(style.findings(table))
     outputs = []
     items_text = None
     if items is not None:
@@ -339,6 +249,7 @@ def _emit(
             f"track record: appended {count} predicted fix{'' if count == 1 else 'es'} to {record}",
             err=True,
         )
+    write_page(html, result.report, documents)
     sys.stdout.flush()
     enforce_floors(result.report)  # after every output is written: the report records the gate
 

@@ -8,14 +8,25 @@ from typing import Annotated, Any
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    AllowFailures,
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    Rpm,
+    Tpm,
+    give_prices,
+)
 from openodke.errors import ProviderError
 
 __all__ = ["register"]
 
 _HELP = """Check each fact against the text it cites: the free checks first (offsets, quotes; with --ontology the schema), then one model question per fact.
 
-Writes facts.jsonl (the facts with their verdicts) and summary.json (verdict counts, failed calls, and the failure shapes unsupported and too_narrow) into -o DIR, both or neither. A failed call leaves its fact unchecked and is counted; when every call fails the command exits 1 and writes nothing. --dry-run prints the calls and their price and makes none.
+Writes facts.jsonl (the facts with their verdicts) and summary.json (verdict counts, failed calls by kind, and the failure shapes unsupported and too_narrow) into -o DIR, both or neither. A failed call (cut off at max_tokens, refused, empty, off schema, timed out, ...) leaves its fact unchecked and is counted; the files are written and the command exits 1 naming how many facts went unchecked, unless --allow-failures allows that share. When every call fails it writes nothing. A refused key (401/403) or an unreachable server stops the run at once (exit 1). --dry-run prints the calls and their price and makes none.
 
 Examples:
 
@@ -57,8 +68,18 @@ def _summary_text(summary: dict[str, Any], written: list[str]) -> str:
             f"{summary['calls']} calls to {summary['model']} ({summary['cached']} cached, "
             f"{summary['failed']} failed{cost})"
         )
+    if summary.get("estimated_calls"):
+        lines.append(
+            f"tokens of {summary['estimated_calls']} calls estimated at 4 characters a token "
+            "(the server reported no usage); their cost is an estimate"
+        )
     if summary["failed"]:
-        lines.append(f"failed calls leave their facts unchecked; first: {summary['first_error']}")
+        from openodke.llm.failures import kinds_text
+
+        why = kinds_text(summary.get("failures") or {})
+        lines.append(
+            f"failed calls leave their facts unchecked ({why}); first: {summary['first_error']}"
+        )
     for name in ("unsupported", "too_narrow"):
         shape = summary[name]
         if shape["count"]:
@@ -118,8 +139,13 @@ def register(app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.ground.files import write_files
         from openodke.ground.job import (
             build_grounder,
@@ -128,6 +154,7 @@ def register(app: typer.Typer) -> None:
             run_grounding,
         )
         from openodke.ground.settings import read_settings
+        from openodke.llm.failures import enforce_failures
 
         settings = read_settings(config).with_flags(
             model=model,
@@ -136,6 +163,8 @@ def register(app: typer.Typer) -> None:
             no_cache=no_cache,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            rpm=rpm,
+            tpm=tpm,
         )
         inputs = read_inputs(facts, texts, adapter=adapter, ontology=ontology)
         grounder = build_grounder(
@@ -173,3 +202,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps({**summary, "written": written}, indent=2, ensure_ascii=False))
         else:
             typer.echo(_summary_text(summary, written))
+        enforce_failures(
+            min(summary["failed"], summary["facts"]),
+            summary["facts"],
+            unit="facts",
+            allow=allow_failures,
+            kinds=summary.get("failures"),
+            first=summary.get("first_error"),
+            after="written with those facts unchecked; a rerun asks only for them"
+            if written
+            else "",
+        )

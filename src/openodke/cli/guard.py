@@ -2,7 +2,7 @@
 
 Every command shares the same output options, so one table covers them all (and any command
 added later that uses them): ``--report``, ``--items``, ``--track-record`` and ``odke eval
-pipeline``'s ``--adjudicate`` and ``--lenient`` name files;
+pipeline``'s ``--adjudicate`` and ``--lenient``, and ``--html`` (a page), name files;
 ``--out``/``-o`` name a file or a folder. Any other argument that names an existing file or
 folder is an input. Refused, exit 2, before anything is read or written:
 
@@ -10,7 +10,10 @@ folder is an input. Refused, exit 2, before anything is read or written:
   symlink or a hard link;
 - an input inside an output folder (``-o out --facts out/facts.jsonl``: it would be replaced);
 - two outputs at one path (``--report x --items x``);
-- a file output that is an existing folder (``--track-record runs/``).
+- a file output that is an existing folder, or ends with ``/`` (``--report runs/``: it would
+  otherwise be written as a file named ``runs``).
+
+Options are read however they are spelled: ``--out DIR``, ``--out=DIR``, ``-o DIR``, ``-oDIR``.
 """
 
 from __future__ import annotations
@@ -23,11 +26,18 @@ from openodke.errors import InputError
 
 __all__ = ["FILE_OUTPUTS", "FOLDER_OUTPUTS", "check_paths"]
 
-FILE_OUTPUTS = ("--report", "--items", "--track-record", "--adjudicate", "--lenient")
+FILE_OUTPUTS = ("--report", "--items", "--track-record", "--adjudicate", "--lenient", "--html")
 """Options naming a file a command writes (or appends to)."""
 
 FOLDER_OUTPUTS = ("--out", "-o")
 """Options naming a folder (or a file) a command writes."""
+
+
+_FILE_NAMES = {
+    "--report": "report.json",
+    "--items": "items.jsonl",
+    "--track-record": "track-record.jsonl",
+}
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,9 @@ def _split(args: Sequence[str]) -> tuple[list[_Path], list[_Path]]:
             flag = ""
             continue
         name, equals, attached = word.partition("=")
+        short = _attached_short(word)
+        if short is not None:  # -oDIR: click reads the rest of the word as the value
+            name, equals, attached = short
         if word.startswith("-") and len(word) > 1:
             if name in FILE_OUTPUTS or name in FOLDER_OUTPUTS:
                 value = attached if equals else (words[index] if index < len(words) else None)
@@ -69,6 +82,15 @@ def _split(args: Sequence[str]) -> tuple[list[_Path], list[_Path]]:
             inputs.append(_Path(flag, word))
         flag = ""
     return outputs, inputs
+
+
+def _attached_short(word: str) -> tuple[str, str, str] | None:
+    """``("-o", "=", "DIR")`` for ``-oDIR`` or ``-o=DIR`` (click takes both: the value is the
+    rest of the word, ``=`` included), else None."""
+    for flag in FOLDER_OUTPUTS + FILE_OUTPUTS:
+        if len(flag) == 2 and word.startswith(flag) and len(word) > 2:
+            return flag, "=", word[2:]
+    return None
 
 
 def _same(a: str, b: str) -> bool:
@@ -91,6 +113,12 @@ def check_paths(args: Sequence[str]) -> None:
     around one, repeats another output, or is a folder where a file is written."""
     outputs, inputs = _split(args)
     for index, out in enumerate(outputs):
+        if out.flag in FILE_OUTPUTS and out.value.endswith(("/", os.sep)):
+            raise InputError(
+                f"ends with '/': {out.flag} names a file, not a folder "
+                f"(say {out.value.rstrip('/' + os.sep) or '.'}/{_FILE_NAMES.get(out.flag, 'out.json')})",
+                path=out.value,
+            )
         if out.flag in FILE_OUTPUTS and os.path.isdir(out.value):
             raise InputError(f"is a folder, expected a file path ({out.flag})", path=out.value)
         for other in outputs[:index]:

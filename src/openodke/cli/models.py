@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from openodke.llm.providers import ProviderInfo, describe_providers, priced_models
+if TYPE_CHECKING:
+    from openodke.llm.providers import ProviderInfo
 
 __all__ = ["register"]
 
@@ -44,6 +45,9 @@ def register(app: typer.Typer) -> None:
     def models(
         as_json: Annotated[bool, typer.Option("--json", help="Print the lists as JSON.")] = False,
     ) -> None:
+        from openodke.llm.prices import table_source
+        from openodke.llm.providers import describe_providers, priced_models
+
         providers = describe_providers()
         priced = priced_models()
         if as_json:
@@ -61,5 +65,11 @@ def register(app: typer.Typer) -> None:
         lines += [
             f"  {row.model:<{width}}  {row.input:>6.2f} / {row.output:>6.2f}" for row in priced
         ]
-        lines += ["", "Any other model is unpriced: its cost is null, never guessed."]
+        lines += [
+            "",
+            f"Prices from {table_source()}; a dated name takes its model's price; "
+            "ollama/ models cost 0 (your machine).",
+            "Any other model is unpriced: its cost is null, never guessed; give one with "
+            "--price in=X,out=Y or prices: in a run config.",
+        ]
         typer.echo("\n".join(lines))

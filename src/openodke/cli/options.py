@@ -20,6 +20,7 @@ __all__ = [
     "Config",
     "Describe",
     "Documents",
+    "Html",
     "FailUnder",
     "Items",
     "Labels",
@@ -31,6 +32,7 @@ __all__ = [
     "Run",
     "naming",
     "one_source",
+    "write_page",
 ]
 
 Labels = Annotated[
@@ -73,6 +75,10 @@ Items = Annotated[
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
 ]
 Report = Annotated[Path | None, typer.Option("--report", help="Write the eval report here.")]
+Html = Annotated[
+    Path | None,
+    typer.Option("--html", help="Write the report as one self-contained HTML page here."),
+]
 FailUnder = Annotated[
     list[str] | None,
     typer.Option(
@@ -96,6 +102,24 @@ BudgetUsd = Annotated[
 BudgetCalls = Annotated[
     int | None, typer.Option("--budget-calls", min=0, help="Stop before N model calls (exit 3).")
 ]
+Prices = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="USD per million tokens, in=X,out=Y (every model) or MODEL=in=X,out=Y; repeatable. "
+        "Wins over prices: in a config and the price table.",
+    ),
+]
+
+
+def give_prices(values: list[str] | None) -> None:
+    """Install ``--price`` values for this process (InputError, exit 2, on a bad one)."""
+    from openodke.llm.prices import add_prices, parse_price
+
+    for value in values or ():
+        add_prices(parse_price(value))
+
+
 AllowFailures = Annotated[
     float | None,
     typer.Option(
@@ -153,3 +177,12 @@ def identity_options(type_map: Path | None, match: str) -> tuple[dict[str, str],
 
     Identity(match=match)  # type: ignore[arg-type]  # refused here, before any file is read
     return (read_type_map(type_map) if type_map is not None else {}), match
+
+
+def write_page(path: Path | None, report: object, documents: object = None) -> None:
+    """``--html PATH``: the report as one page (the HTML package is imported only here)."""
+    if path is None:
+        return
+    from openodke.eval.report.html import write_html
+
+    write_html(path, report, documents=documents)  # type: ignore[arg-type]

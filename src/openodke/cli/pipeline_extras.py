@@ -10,13 +10,15 @@ provider or a missing key exits 2 before the pipeline runs or any call is made.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.errors import InputError
-from openodke.eval.pipeline.extras import Extras
-from openodke.eval.pipeline.judge_client import GroundModel, ModelOptions
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.extras import Extras
+    from openodke.eval.pipeline.judge_client import ModelOptions
 
 __all__ = [
     "Adjudicate",
@@ -61,6 +63,7 @@ def make_extras(
     config: Path | None,
     bench: Path | None,
     options: ModelOptions,
+    allow_failures: float | None = None,
 ) -> Extras:
     """What was asked beside the strict score, with its run config read and its model built.
 
@@ -68,7 +71,15 @@ def make_extras(
     ``--lenient`` without either ask the default ground model. InputError (exit 2) for a
     ``--validator`` with no config, or a config with problems (each printed on its own line).
     """
-    extras = Extras(validator=validator, adjudicate=adjudicate, lenient=lenient)
+    from openodke.eval.pipeline.extras import Extras
+    from openodke.eval.pipeline.judge_client import GroundModel
+
+    extras = Extras(
+        validator=validator,
+        adjudicate=adjudicate,
+        lenient=lenient,
+        allow_failures=allow_failures or 0.0,
+    )
     if not extras.active:
         return extras
     for flag, path in (("--adjudicate", adjudicate), ("--lenient", lenient)):

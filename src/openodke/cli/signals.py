@@ -2,13 +2,15 @@
 
 The first of them raises :class:`~openodke.errors.Terminated` (a KeyboardInterrupt), so the
 clean-up Ctrl-C already runs (a ``--cmd`` process group ended, temp folders removed, staged
-outputs deleted) runs for a ``kill`` or a closed terminal too. Later ones are ignored while that
-clean-up runs, so a second signal cannot cut it short; every clean-up step is bounded in time.
+outputs deleted) runs for a ``kill`` or a closed terminal too; every clean-up step is bounded in
+time, and model calls in flight are not waited for. A second signal while that clean-up runs
+ends the process at once (exit 128 + its number): the user asked twice (decision 152).
 This module imports the standard library alone, so it is in place before anything slow loads.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -32,8 +34,9 @@ _RETRY = 0.005  # seconds before a deferred signal is raised again
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
-    if _received:
-        return  # already stopping: let the clean-up finish
+    if _received:  # already stopping, asked again: go now
+        os.write(2, b"stopped at once by a second signal\n")
+        os._exit(128 + signum)
     if frame is not None and frame.f_code.co_name in _CALLBACKS:
         _deferred[:] = [signum]  # raise it a moment later, where it cannot be dropped
         signal.setitimer(signal.ITIMER_REAL, _RETRY)

@@ -8,13 +8,24 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import BudgetCalls, BudgetUsd, Cache, MaxWorkers, NoCache
+from openodke.cli.options import (
+    AllowFailures,
+    BudgetCalls,
+    BudgetUsd,
+    Cache,
+    MaxWorkers,
+    NoCache,
+    Prices,
+    Rpm,
+    Tpm,
+    give_prices,
+)
 
 __all__ = ["register"]
 
 _HELP = """Validate facts another system extracted: ground each against the text it cites (the free checks first, then one model question per fact), normalise values and names, propose entity links, merge facts stated more than once, score them and gate them; add inverse partners the ontology declares.
 
-With --facts, --config is read only for its models (and replay, cache, budget, calibration); without --facts, the config's inputs are read and its triples extractor supplies the facts, with its stages (those left out get the Validator's defaults). -o DIR writes facts.jsonl, entities.jsonl, links.jsonl, manifest.json and refused.jsonl, all or none. --dry-run prints the calls and their price and makes none. A failed call leaves its fact unchecked and is counted; when every call fails the command exits 1 and writes nothing.
+With --facts, --config is read only for its models (and replay, cache, budget, calibration); without --facts, the config's inputs are read and its triples extractor supplies the facts, with its stages (those left out get the Validator's defaults). -o DIR writes facts.jsonl, entities.jsonl, links.jsonl, manifest.json and refused.jsonl, all or none. --dry-run prints the calls and their price and makes none. A failed call (cut off at max_tokens, refused, empty, off schema, ...) leaves its fact unchecked and is counted by kind; the files are written and the command exits 1 naming how many facts went unchecked, unless --allow-failures allows that share; when every call fails it writes nothing.
 
 Examples:
 
@@ -61,8 +72,13 @@ def register(app: typer.Typer) -> None:
         max_workers: MaxWorkers = None,
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
+        price: Prices = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
+        give_prices(price)
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files
@@ -80,6 +96,8 @@ def register(app: typer.Typer) -> None:
             no_cache=no_cache,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         with job:
@@ -110,8 +128,22 @@ def register(app: typer.Typer) -> None:
         for sink in job.sinks:
             sink.write(graph)
             written.append(repr(sink))
+        from openodke.llm.failures import enforce_failures
+
+        def _enforce() -> None:
+            enforce_failures(
+                min(report.failed, report.facts_in),
+                report.facts_in,
+                unit="facts",
+                allow=allow_failures,
+                kinds=report.failures,
+                first=graph.stats.get("stages", {}).get("grounder", {}).get("first_error"),
+                after="written with those facts unchecked" if written else "",
+            )
+
         if as_json:
             typer.echo(report_json(report, written))
+            _enforce()
             return
         lines = [report.render()]
         card = getattr(job.validator.gate, "card", None)
@@ -123,3 +155,4 @@ def register(app: typer.Typer) -> None:
         lines += [f"warning: {w}" for w in job.warnings]
         lines += [f"wrote {path}" for path in written]
         typer.echo("\n".join(lines))
+        _enforce()

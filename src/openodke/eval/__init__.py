@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from openodke.eval.ablation import run_ablation
-    from openodke.eval.compare import Comparison, compare_items
+    from openodke.eval.compare import Comparison, compare_items, compare_runs
     from openodke.eval.engine.identity import Identity, read_type_map
     from openodke.eval.engine.items import DocItem, RightWrongItem, read_items
     from openodke.eval.engine.jsonl import dump_jsonl, load_jsonl
+    from openodke.eval.pipeline.api import evaluate_pipeline
     from openodke.eval.refusals import RefusalLabel, report_refusals
     from openodke.eval.stages.extract import evaluate_extraction, run_extract
     from openodke.eval.stages.gate import evaluate_gate, run_validate
@@ -78,6 +79,7 @@ __all__ = [
     "check_idempotency",
     "compare_costs",
     "compare_items",
+    "compare_runs",
     "describe",
     "detection_limit",
     "dump_jsonl",
@@ -85,6 +87,7 @@ __all__ = [
     "evaluate_extraction",
     "evaluate_gate",
     "evaluate_grounding",
+    "evaluate_pipeline",
     "evaluate_resolution",
     "evaluate_routing",
     "evaluate_spans",
@@ -111,6 +114,8 @@ _HOMES: dict[str, str] = {
     "run_ablation": "openodke.eval.ablation",
     "Comparison": "openodke.eval.compare",
     "compare_items": "openodke.eval.compare",
+    "compare_runs": "openodke.eval.compare",
+    "evaluate_pipeline": "openodke.eval.pipeline.api",
     "Identity": "openodke.eval.engine.identity",
     "read_type_map": "openodke.eval.engine.identity",
     "DocItem": "openodke.eval.engine.items",

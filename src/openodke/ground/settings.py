@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from openodke.errors import InputError
 from openodke.llm import Budget, ModelRoles, cache_location
+from openodke.llm.prices import add_prices, parse_prices
 from openodke.ontology import did_you_mean
 from openodke.safeio import read_json, read_yaml
 
@@ -58,6 +59,8 @@ class GroundSettings:
         no_cache: bool = False,
         budget_usd: float | None = None,
         budget_calls: int | None = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
     ) -> GroundSettings:
         """These settings with the command line's flags put over them."""
         roles = self.roles
@@ -65,6 +68,7 @@ class GroundSettings:
             roles = roles.with_model(model, model_provider)
         elif model_provider is not None:
             roles = roles.with_provider(model_provider)
+        roles = roles.with_limits(rpm, tpm)
         where = self.cache
         if no_cache:
             where = None
@@ -156,6 +160,10 @@ def read_settings(config: str | Path | None) -> GroundSettings:
     if not isinstance(calibration, list):
         raise InputError("calibration: expected a list of card files or folders", path=str(path))
     budget = _mapping(data.get("budget"), "budget", path)
+    try:
+        add_prices(parse_prices(data.get("prices")), layer="config")
+    except InputError as error:
+        raise InputError(error.message, path=str(path)) from None
     use, options = _grounder(_mapping(data.get("stages"), "stages", path), path)
     return GroundSettings(
         roles=roles,

@@ -7,8 +7,9 @@ read: each leaves its fact ``unchecked``), ``unreadable`` (the latter alone), ``
 ``prompt_tokens``, ``completion_tokens`` (live calls), ``cost_usd`` (None when any answered live
 call was unpriced, never invented; a cached answer costs 0.0), ``priced_usd`` (the partial sum),
 ``unpriced_calls``, ``located``, ``widened``, ``free_not_found``, ``schema_misfits`` and
-``no_document`` (facts citing no document given), and ``first_error`` (the first failure's
-message, or None).
+``no_document`` (facts citing no document given), ``failures`` (failed calls by kind: ``cut off
+at max_tokens``, ``refused``, ``empty``, ``off schema``, ``unreadable answer``, ``timed out``...)
+and ``first_error`` (the first failure's message, or None).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openodke.llm import LLMResponse
+from openodke.llm.failures import FailureKind, FailureTally, merge_kinds
 from openodke.types import Fact, GroundingVerdict
 
 __all__ = ["GroundingStats", "combine"]
@@ -36,6 +38,7 @@ class GroundingStats:
         self._priced = 0.0
         self._unpriced = 0
         self._first_error: str | None = None
+        self._failures = FailureTally()
 
     def fact(self, fact: Fact) -> None:
         """Count one grounded fact by its final verdict."""
@@ -56,18 +59,21 @@ class GroundingStats:
             if response.error is not None:
                 self._counts["failed"] += 1
                 self._first_error = self._first_error or response.error
+                self._failures.add(response.failure or FailureKind.other)
             elif not readable:
                 self._counts["failed"] += 1
                 self._counts["unreadable"] += 1
                 self._first_error = (
                     self._first_error or f"unreadable answer: {response.text[:80]!r}"
                 )
+                self._failures.add(FailureKind.unreadable)
             # As CostMeter counts: a cached answer is free and spends no tokens; a failed call
             # costs nothing known; an answered live call with no price makes the total unknown.
             live = not response.cached and response.error is None
             if live:
                 self._counts["prompt_tokens"] += response.prompt_tokens or 0
                 self._counts["completion_tokens"] += response.completion_tokens or 0
+                self._counts["estimated_calls"] += int(response.tokens_estimated)
                 if response.cost_usd is None:
                     self._unpriced += 1
                 else:
@@ -94,11 +100,13 @@ class GroundingStats:
                 "cost_usd": None if self._unpriced else round(self._priced, 10),
                 "priced_usd": round(self._priced, 10),
                 "unpriced_calls": self._unpriced,
+                "estimated_calls": counts["estimated_calls"],
                 "located": counts["located"],
                 "widened": counts["widened"],
                 "free_not_found": counts["free_not_found"],
                 "schema_misfits": counts["schema_misfits"],
                 "no_document": counts["no_document"],
+                "failures": self._failures.as_dict(),
                 "first_error": self._first_error,
             }
 
@@ -113,6 +121,7 @@ _CALL_COUNTS = (
     "tokens",
     "priced_usd",
     "unpriced_calls",
+    "estimated_calls",
     "located",
     "widened",
 )
@@ -128,6 +137,7 @@ def combine(outer: dict[str, Any], inner: Mapping[str, Any] | None) -> dict[str,
         if isinstance(value, int | float) and not isinstance(value, bool):
             merged[name] = merged.get(name, 0) + value
     merged["first_error"] = merged.get("first_error") or inner.get("first_error")
+    merged["failures"] = merge_kinds(merged.get("failures"), inner.get("failures"))
     merged["priced_usd"] = round(merged["priced_usd"], 10)
     merged["cost_usd"] = None if merged["unpriced_calls"] else merged["priced_usd"]
     return merged

@@ -76,6 +76,8 @@ def describe_pipeline() -> str:
             "  labels       --labels: GoldFact(doc_id, fact), one JSON object per line",
             f"    edge       {dumps(gold, ensure_ascii=False)}",
             f"    literal    {dumps(literal, ensure_ascii=False)}",
+            "    or         triples rows, read as predictions are (odke label convert writes",
+            "               them as GoldFact rows)",
             "  keys         a row's entity is keyed Type:name, the name case-folded with spaces",
             f"               collapsed: {_ROW.subject!r} typed Company is {subject_key!r}.",
             "               Gold keys match by what they mean: case and spaces aside, and",
@@ -89,6 +91,6 @@ def describe_pipeline() -> str:
             "  documents    --documents: a folder (a file's id is its name, halden.txt) or",
             "               Document JSONL; or --bench DIR from odke bench prepare",
             "  exit codes   0 scored; 1 the pipeline failed (exited non-zero, timed out, wrote",
-            "               nothing at {out}); 2 unreadable input",
+            "               nothing at {out}), or a --fail-under gate failed; 2 unreadable input",
         ]
     )

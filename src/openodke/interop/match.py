@@ -25,7 +25,14 @@ from openodke.doc_ids import DocIds, StemIndex, source_stem
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
-__all__ = ["DocumentIndex", "MatchResult", "match_documents", "match_rows", "source_stem"]
+__all__ = [
+    "DocumentIndex",
+    "MatchResult",
+    "RowMatcher",
+    "match_documents",
+    "match_rows",
+    "source_stem",
+]
 
 How = Literal["id", "name", "stem", "ambiguous", "unmatched"]
 
@@ -136,6 +143,48 @@ class MatchResult:
         return self.unmatched_rows + self.ambiguous_rows
 
 
+class RowMatcher:
+    """Pairs rows with documents one at a time, counting what it cannot pair, so a reader can
+    turn each matched row into something else as it goes (:func:`match_rows` on a stream)."""
+
+    def __init__(self, index: DocumentIndex) -> None:
+        self.index = index
+        self.missing: dict[str, int] = {}
+        self.ambiguous: dict[str, int] = {}
+
+    def document(self, row: TripleRow) -> Document | None:
+        """The document ``row`` names, or None (counted as unmatched or ambiguous)."""
+        doc, how = self.index.resolve(row.doc)
+        if doc is None:
+            counts = self.ambiguous if how == "ambiguous" else self.missing
+            counts[row.doc] = counts.get(row.doc, 0) + 1
+        return doc
+
+    def result(self, matched: list[tuple[TripleRow, Document]]) -> MatchResult:
+        """What was matched (``matched``, as the caller kept it), dropped and noted."""
+        missing, ambiguous = self.missing, self.ambiguous
+        notes = list(self.index.notes)
+        if missing:
+            count = sum(missing.values())
+            notes.append(
+                f"{_rows(count)} named no document and {_were(count)} dropped: {_listed(missing)}"
+            )
+        if ambiguous:
+            count = sum(ambiguous.values())
+            notes.append(
+                f"{_rows(count)} named a file stem several documents share and {_were(count)} "
+                f"dropped: {_listed(ambiguous)}"
+            )
+        return MatchResult(
+            matched=matched,
+            unmatched_rows=sum(missing.values()),
+            ambiguous_rows=sum(ambiguous.values()),
+            unmatched_docs=list(missing)[:_LISTED],
+            ambiguous_docs=list(ambiguous)[:_LISTED],
+            notes=notes,
+        )
+
+
 def match_rows(
     rows: Iterable[TripleRow],
     documents: Iterable[Document] | DocumentIndex,
@@ -149,37 +198,13 @@ def match_rows(
     index = (
         documents if isinstance(documents, DocumentIndex) else DocumentIndex(documents, names=names)
     )
+    matcher = RowMatcher(index)
     matched: list[tuple[TripleRow, Document]] = []
-    missing: dict[str, int] = {}
-    ambiguous: dict[str, int] = {}
     for row in rows:
-        doc, how = index.resolve(row.doc)
+        doc = matcher.document(row)
         if doc is not None:
             matched.append((row, doc))
-        elif how == "ambiguous":
-            ambiguous[row.doc] = ambiguous.get(row.doc, 0) + 1
-        else:
-            missing[row.doc] = missing.get(row.doc, 0) + 1
-    notes = list(index.notes)
-    if missing:
-        count = sum(missing.values())
-        notes.append(
-            f"{_rows(count)} named no document and {_were(count)} dropped: {_listed(missing)}"
-        )
-    if ambiguous:
-        count = sum(ambiguous.values())
-        notes.append(
-            f"{_rows(count)} named a file stem several documents share and {_were(count)} "
-            f"dropped: {_listed(ambiguous)}"
-        )
-    return MatchResult(
-        matched=matched,
-        unmatched_rows=sum(missing.values()),
-        ambiguous_rows=sum(ambiguous.values()),
-        unmatched_docs=list(missing)[:_LISTED],
-        ambiguous_docs=list(ambiguous)[:_LISTED],
-        notes=notes,
-    )
+    return matcher.result(matched)
 
 
 def match_documents(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +21,8 @@ from openodke.errors import InputError
 from openodke.eval.engine.jsonl import atomic_write_text, validation_message
 from openodke.ontology import LITERAL_TYPES, Ontology
 from openodke.ontology.checks import did_you_mean
-from openodke.safeio import iter_json_lines, open_regular
+from openodke.safeio import first_line, open_regular, parse_json
+from openodke.safeio.files import iter_line_spans
 from openodke.types import (
     Document,
     Entity,
@@ -42,8 +44,11 @@ __all__ = [
     "entity_key",
     "evidence_kind",
     "is_fact_rows",
+    "iter_triples",
+    "iter_triples_at",
     "read_triples",
     "to_fact",
+    "triples_at",
     "triples_json_schema",
     "unknown_fields",
     "write_triples_schema",
@@ -174,34 +179,66 @@ def read_triples(path: str | Path) -> list[TripleRow]:
     An unknown field is named with a did-you-mean (``obj: unknown field (did you mean
     'object'?)``); blank lines are skipped; an empty file is an error.
     """
-    rows: list[TripleRow] = []
+    return list(iter_triples(path))
+
+
+def iter_triples(path: str | Path) -> Iterator[TripleRow]:
+    """The rows of a triples JSONL file one at a time (:func:`read_triples`'s checks), so a
+    reader that turns each into something else holds one line, not the file."""
+    for _, row in iter_triples_at(path):
+        yield row
+
+
+def iter_triples_at(path: str | Path) -> Iterator[tuple[int, TripleRow]]:
+    """:func:`iter_triples` with the byte offset each row's line starts at, so a row can be
+    read again from the file (:func:`triples_at`) instead of being kept."""
     name = str(path)
     # Rows repeat their documents, predicates and types, and name the same fields: one copy of
     # each is kept (a 100 MB file reads in well under 1 GB; bench/triples_memory.py).
     fields_sets: dict[frozenset[str], set[str]] = {}
-    for number, value in iter_json_lines(path):
-        if not isinstance(value, dict):
-            raise InputError(
-                f"expected a JSON object, got {type(value).__name__}", path=name, line=number
-            )
-        unknown = unknown_fields(value)
-        if unknown is not None:
-            raise InputError(unknown, path=name, line=number)
-        for key in _REPEATED:
-            if isinstance(value.get(key), str):
-                value[key] = sys.intern(value[key])
-        try:
-            row = TripleRow.model_validate(value)
-        except ValidationError as error:
-            message = validation_message(error).replace("Value error, ", "")
-            raise InputError(message, path=name, line=number) from None
+    seen = False
+    for number, offset, raw in iter_line_spans(path):
+        seen = True
+        row = _row(parse_json(raw, path=name, line=number), name, number)
         given = row.__pydantic_fields_set__
         # frozen rows never change their set; a copy (model_copy) copies it before adding to it
         object.__setattr__(
             row, "__pydantic_fields_set__", fields_sets.setdefault(frozenset(given), given)
         )
-        rows.append(row)
-    return rows
+        yield offset, row
+    if not seen:
+        raise InputError("empty file: expected one JSON object per line", path=name)
+
+
+def triples_at(path: str | Path, offsets: Iterable[int]) -> list[TripleRow]:
+    """The rows whose lines start at ``offsets`` (from :func:`iter_triples_at`), read again."""
+    name = str(path)
+    out = []
+    with open_regular(path) as handle:
+        for offset in offsets:
+            handle.seek(offset)
+            raw = handle.readline().rstrip(b"\r\n")
+            out.append(_row(parse_json(raw, path=name), name, None))
+    return out
+
+
+def _row(value: Any, name: str, number: int | None) -> TripleRow:
+    """A parsed line as a TripleRow; InputError at ``name:number``."""
+    if not isinstance(value, dict):
+        raise InputError(
+            f"expected a JSON object, got {type(value).__name__}", path=name, line=number
+        )
+    unknown = unknown_fields(value)
+    if unknown is not None:
+        raise InputError(unknown, path=name, line=number)
+    for key in _REPEATED:
+        if isinstance(value.get(key), str):
+            value[key] = sys.intern(value[key])
+    try:
+        return TripleRow.model_validate(value)
+    except ValidationError as error:
+        message = validation_message(error).replace("Value error, ", "")
+        raise InputError(message, path=name, line=number) from None
 
 
 _REPEATED = ("doc", "predicate", "subject_type", "object_type", "extractor", "schema_version")
@@ -214,16 +251,13 @@ def is_fact_rows(path: str | Path) -> bool:
     read or parsed is not Fact rows; reading it as triples then names the problem.
     """
     try:
-        with open_regular(path) as handle:
-            while raw := handle.readline(_FIRST_LINE):
-                line = raw.lstrip(b"\xef\xbb\xbf").strip()
-                if not line:
-                    continue
-                value = json.loads(line.decode("utf-8"))
-                return isinstance(value, dict) and isinstance(value.get("subject"), dict)
+        line = first_line(path, _FIRST_LINE)
+        if line is None:
+            return False
+        value = json.loads(line.decode("utf-8"))
     except (InputError, OSError, RecursionError, ValueError):
         return False
-    return False
+    return isinstance(value, dict) and isinstance(value.get("subject"), dict)
 
 
 _FIRST_LINE = 1 << 20  # a first line longer than this is not taken for a Fact row

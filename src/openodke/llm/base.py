@@ -57,6 +57,11 @@ class LLMResponse(BaseModel):
         default=None,
         description="USD for this call from the price table; null when unpriced; 0.0 for a cache hit.",
     )
+    tokens_estimated: bool = Field(
+        default=False,
+        description="True when the server reported no usage and the token counts are estimated "
+        "(four characters a token), so the cost is an estimate too.",
+    )
     latency_s: float = Field(default=0.0, description="Wall time of the call, retries included.")
     cached: bool = Field(default=False, description="True when the answer came from the cache.")
     error: str | None = Field(
@@ -102,6 +107,12 @@ class ModelSpec(BaseModel):
     )
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Fields added to the provider's request body as they are."
+    )
+    rpm: float | None = Field(
+        default=None, gt=0, description="At most this many requests a minute to this model."
+    )
+    tpm: float | None = Field(
+        default=None, gt=0, description="At most this many tokens a minute (estimated first)."
     )
     repeat: int = Field(
         default=0,
@@ -194,6 +205,17 @@ class ModelRoles(BaseModel):
         return ModelRoles(
             extract=self.extract.model_copy(update={"model": full}),
             ground=self.ground.model_copy(update={"model": full}),
+        )
+
+    def with_limits(self, rpm: float | None = None, tpm: float | None = None) -> ModelRoles:
+        """Every role limited to ``rpm`` requests and ``tpm`` tokens a minute (``--rpm``,
+        ``--tpm``); None keeps each role's own."""
+        update = {k: v for k, v in (("rpm", rpm), ("tpm", tpm)) if v is not None}
+        if not update:
+            return self
+        return ModelRoles(
+            extract=self.extract.model_copy(update=update),
+            ground=self.ground.model_copy(update=update),
         )
 
     def with_provider(self, provider: str) -> ModelRoles:

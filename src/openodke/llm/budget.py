@@ -1,10 +1,13 @@
 """A run's budget: stop cleanly before the call that would pass ``usd`` or ``calls`` (exit 3).
 
 The budget wraps the live client inside the cache, so a cached answer never reaches it and is
-free. A call's USD is not known until it returns, so the check uses a worst case: the prompt at
-four characters a token and the whole ``max_tokens`` (1024 when unset) as output, at the model's
-price; an unpriced model costs nothing against ``usd``. Calls in flight are reserved, so workers
-in parallel cannot pass the budget together.
+free. A call's USD is not known until it returns, so each call reserves a worst case before it is
+made (the prompt at four characters a token and the whole ``max_tokens``, 1024 when unset, as
+output, at the model's price) and settles at what it cost. A call whose reservation would pass the
+cap waits while other calls are in flight (they usually cost far less than reserved) and is
+refused only when nothing is in flight and it would still pass: so any number of workers can
+neither overspend nor stop early (decision 151). A USD cap needs a price for every model it may
+call: :func:`require_prices` refuses an unpriced one before the run starts.
 """
 
 from __future__ import annotations
@@ -15,29 +18,100 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from openodke.errors import BudgetStop
+from openodke.errors import BudgetStop, ModelConfigError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
-from openodke.llm.prices import price_of
+from openodke.llm.prices import cost_of, price_of
 
-__all__ = ["Budget", "BudgetedClient", "estimate_usd"]
+__all__ = [
+    "Budget",
+    "BudgetedClient",
+    "estimate_tokens",
+    "estimate_usd",
+    "prompt_tokens_estimate",
+    "require_prices",
+    "with_usage",
+]
 
 _CHARS_PER_TOKEN = 4
 _UNSET_MAX_TOKENS = 1024
 
 
-def estimate_usd(
-    messages: Sequence[Message], spec: ModelSpec, schema: Mapping[str, Any] | None = None
-) -> float:
-    """The most one call should cost: its prompt's tokens estimated, ``max_tokens`` out."""
-    price = price_of(spec.model)
-    if price is None:
-        return 0.0
+def estimate_tokens(text: str) -> int:
+    """Tokens in ``text`` at four characters a token (rounded up): the estimate used wherever a
+    count is not known (a server that reports no usage, a budget's reservation, a dry run)."""
+    return math.ceil(len(text) / _CHARS_PER_TOKEN)
+
+
+def prompt_tokens_estimate(
+    messages: Sequence[Message], schema: Mapping[str, Any] | None = None
+) -> int:
+    """The estimated input tokens of a request: its messages and its schema."""
     chars = sum(len(str(m.get("content", ""))) for m in messages)
     if schema is not None:
         chars += len(json.dumps(schema))
-    prompt = math.ceil(chars / _CHARS_PER_TOKEN)
+    return math.ceil(chars / _CHARS_PER_TOKEN)
+
+
+def estimate_usd(
+    messages: Sequence[Message],
+    spec: ModelSpec,
+    schema: Mapping[str, Any] | None = None,
+    *,
+    batch: bool = False,
+) -> float:
+    """The most one call should cost: its prompt's tokens estimated, ``max_tokens`` out; 0.0 for
+    an unpriced model (a USD cap refuses those before it starts)."""
+    price = price_of(spec.model)
+    if price is None:
+        return 0.0
     output = spec.max_tokens or _UNSET_MAX_TOKENS
-    return (prompt * price.input + output * price.output) / 1_000_000
+    return price.usd(prompt_tokens_estimate(messages, schema), output, batch=batch)
+
+
+def with_usage(
+    response: LLMResponse,
+    messages: Sequence[Message],
+    spec: ModelSpec,
+    schema: Mapping[str, Any] | None = None,
+    *,
+    batch: bool = False,
+) -> LLMResponse:
+    """``response`` with its token counts estimated when the server sent none (and marked so),
+    priced from them; an error result or one with both counts is returned as it is."""
+    if response.error is not None or (
+        response.prompt_tokens is not None and response.completion_tokens is not None
+    ):
+        return response
+    prompt = response.prompt_tokens
+    if prompt is None:
+        prompt = prompt_tokens_estimate(messages, schema)
+    completion = response.completion_tokens
+    if completion is None:
+        completion = estimate_tokens(response.text)
+    cost = cost_of(spec.model, prompt, completion, batch=batch)
+    if cost is None:
+        cost = cost_of(response.model, prompt, completion, batch=batch)
+    return response.model_copy(
+        update={
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "cost_usd": cost,
+            "tokens_estimated": True,
+        }
+    )
+
+
+def require_prices(specs: Sequence[ModelSpec], budget: Budget | None) -> None:
+    """ModelConfigError (exit 2) when a USD cap is set and a model has no price."""
+    if budget is None or budget.usd is None:
+        return
+    for spec in specs:
+        if price_of(spec.model) is None:
+            raise ModelConfigError(
+                f"budget: usd {budget.usd:g} needs a price for {spec.model}, which the price "
+                "table does not know; give it with --price in=X,out=Y or prices: in the run "
+                "config (USD per million tokens)"
+            )
 
 
 class Budget:
@@ -54,26 +128,44 @@ class Budget:
         self.calls_made = 0
         self._reserved_usd = 0.0
         self._in_flight = 0
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
 
     def __repr__(self) -> str:
         return f"Budget(usd={self.usd}, calls={self.calls})"
 
     def reserve(self, estimate: float) -> None:
-        """Claim one call costing up to ``estimate``; BudgetStop when that would pass a cap."""
+        """Claim one call costing up to ``estimate``; BudgetStop when that would pass a cap.
+
+        While the claim does not fit but calls are in flight, wait for them to settle: what they
+        did not spend of their reservations comes back.
+        """
         with self._lock:
-            if self.calls is not None and self.calls_made + self._in_flight + 1 > self.calls:
-                raise BudgetStop(
-                    f"budget: the next model call would pass calls {self.calls} "
-                    f"({self.calls_made} made)"
+            while True:
+                calls_over = self.calls is not None and (
+                    self.calls_made + self._in_flight + 1 > self.calls
                 )
-            if self.usd is not None and (self.spent_usd + self._reserved_usd + estimate > self.usd):
-                raise BudgetStop(
-                    f"budget: the next model call (up to ${estimate:.4f}) would pass "
-                    f"usd {self.usd:g} (${self.spent_usd:.4f} spent)"
+                usd_over = self.usd is not None and (
+                    self.spent_usd + self._reserved_usd + estimate > self.usd
                 )
+                if not (calls_over or usd_over):
+                    break
+                # A call cap is exact (calls in flight count, answered or not): stop at once.
+                if calls_over or self._in_flight == 0:
+                    self._stop(estimate, calls_over)
+                self._lock.wait()
             self._in_flight += 1
             self._reserved_usd += estimate
+
+    def _stop(self, estimate: float, calls_over: bool) -> None:
+        if calls_over:
+            raise BudgetStop(
+                f"budget: the next model call would pass calls {self.calls} "
+                f"({self.calls_made} made)"
+            )
+        raise BudgetStop(
+            f"budget: the next model call (up to ${estimate:.4f}) would pass "
+            f"usd {self.usd:g} (${self.spent_usd:.4f} spent)"
+        )
 
     def settle(self, estimate: float, cost_usd: float | None) -> None:
         """Release a reservation and count what the call did cost."""
@@ -82,6 +174,7 @@ class Budget:
             self._reserved_usd -= estimate
             self.calls_made += 1
             self.spent_usd += cost_usd or 0.0
+            self._lock.notify_all()
 
 
 class BudgetedClient:

@@ -1,29 +1,44 @@
-"""The live client: one httpx connection pool for every provider, with retries and prices.
+"""The live client: one httpx connection pool for every provider, with retries, limits and prices.
 
 Keys are read from the environment at each call, sent only in the request headers, and scrubbed
-from any error text; the client object holds none.
+from any answer and error text (every key variable's value, not only this call's); the client
+object holds none.
+
+An answer is checked before it is returned as one: a cut-off (``finish_reason: length``,
+``stop_reason: max_tokens``), a refusal, an empty reply, and, when a schema was given, a reply
+that is not JSON or does not fit the schema as sent are failures of their kind
+(:class:`~openodke.llm.failures.FailureKind`), carrying the text for the re-ask
+(:class:`~openodke.llm.reask.ReaskClient`). 401/403 from an endpoint, or a connection refused by
+an endpoint that never answered (after one retry), raise ProviderUnavailable at once, and every
+later call to that endpoint raises it without a request: the run stops with one clear error.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from openodke.errors import ModelConfigError
+from openodke.errors import ModelConfigError, ProviderUnavailable
 from openodke.llm.base import LLMResponse, Message, ModelSpec
+from openodke.llm.budget import with_usage
+from openodke.llm.failures import FailureKind
 from openodke.llm.parse import parse_reply
 from openodke.llm.prices import cost_of
 from openodke.llm.providers import PROVIDERS, Provider
-from openodke.llm.providers.base import ENV_NAME
-from openodke.llm.retry import RetryPolicy, parse_retry_after
+from openodke.llm.providers.base import ENV_NAME, Reply
+from openodke.llm.ratelimit import RateLimiter
+from openodke.llm.redact import scrub_text, shown_url
+from openodke.llm.retry import RetryPolicy, retry_after_of
+from openodke.llm.schema import schema_problem
 
-__all__ = ["ProviderClient", "check_spec"]
-
-_RETRYABLE_STATUS = 429
+__all__ = ["ProviderClient", "check_spec", "endpoint_of"]
 
 
 def _provider(spec: ModelSpec) -> Provider:
@@ -36,6 +51,13 @@ def _provider(spec: ModelSpec) -> Provider:
             "(or pass --model-provider)"
         )
     return provider
+
+
+def endpoint_of(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str | None:
+    """Where a request for ``spec`` goes now (config, ``*_BASE_URL``, ``OLLAMA_HOST``, default);
+    None for an unknown provider. Part of the cache key."""
+    provider = PROVIDERS.get(spec.provider)
+    return None if provider is None else provider.url(spec, os.environ if env is None else env)
 
 
 def check_spec(spec: ModelSpec, env: Mapping[str, str] | None = None) -> None:
@@ -55,16 +77,26 @@ def check_spec(spec: ModelSpec, env: Mapping[str, str] | None = None) -> None:
         )
 
 
-def _scrub(text: str, key: str | None) -> str:
-    return text.replace(key, "***") if key else text
+_AUTH_STATUS = (401, 403)
+_CHARS_PER_TOKEN = 4
+_UNSET_MAX_TOKENS = 1024
+_SHOWN_TEXT = 120
+
+
+def _estimate_tokens(body: Mapping[str, Any], spec: ModelSpec) -> float:
+    chars = len(json.dumps(body.get("messages", ""), ensure_ascii=False))
+    return math.ceil(chars / _CHARS_PER_TOKEN) + (spec.max_tokens or _UNSET_MAX_TOKENS)
 
 
 class ProviderClient:
     """Calls ``ollama/``, ``openai/`` and ``anthropic/`` models over HTTP; thread-safe.
 
-    ``complete`` retries timeouts, connection errors, 429 (honouring Retry-After) and 5xx by
-    ``retry``; any other failure, or the last retry's, is an error result. Only an unknown prefix
-    or a missing key raises (ModelConfigError), and :func:`check_spec` finds those before a run.
+    ``complete`` retries timeouts, connection errors, 429 (honouring Retry-After and
+    retry-after-ms in full) and 5xx by ``retry``; any other failure, or the last retry's, is an
+    error result with its failure kind. An unknown prefix or a missing key raises
+    ModelConfigError (:func:`check_spec` finds those before a run); a refused key or a dead server
+    raises ProviderUnavailable (see the module). ``rpm``/``tpm`` limit each model (a ModelSpec's
+    own ``rpm``/``tpm`` win); ``max_connections`` None lets the pool grow with the workers.
     """
 
     cacheable = True
@@ -75,14 +107,23 @@ class ProviderClient:
         retry: RetryPolicy | None = None,
         env: Mapping[str, str] | None = None,
         transport: httpx.BaseTransport | None = None,
-        max_connections: int = 32,
+        max_connections: int | None = None,
+        rpm: float | None = None,
+        tpm: float | None = None,
     ) -> None:
         self.retry = retry or RetryPolicy()
         self._env = env
+        self.rpm = rpm
+        self.tpm = tpm
         limits = httpx.Limits(
             max_connections=max_connections, max_keepalive_connections=max_connections
         )
         self._http = httpx.Client(transport=transport, limits=limits, follow_redirects=False)
+        self._lock = threading.Lock()
+        self._answered: set[str] = set()
+        self._dead: dict[str, str] = {}
+        self._limiters: dict[str, RateLimiter] = {}
+        self._paused: dict[str, float] = {}
 
     def __repr__(self) -> str:
         return f"ProviderClient(attempts={self.retry.attempts})"
@@ -102,51 +143,133 @@ class ProviderClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def limiter(self, spec: ModelSpec) -> RateLimiter | None:
+        """The rate limiter of ``spec``'s model, or None when it has no limit."""
+        rpm = spec.rpm if spec.rpm is not None else self.rpm
+        tpm = spec.tpm if spec.tpm is not None else self.tpm
+        if rpm is None and tpm is None:
+            return None
+        with self._lock:
+            found = self._limiters.get(spec.model)
+            if found is None:
+                found = self._limiters[spec.model] = RateLimiter(rpm, tpm, sleep=self.retry.sleep)
+            return found
+
+    def _scrub(self, text: str, key: str | None) -> str:
+        text = text.replace(key, "<redacted>") if key else text
+        return scrub_text(text, self.env)
+
+    def _stop(self, url: str, message: str) -> ProviderUnavailable:
+        with self._lock:
+            self._dead.setdefault(url, message)
+        return ProviderUnavailable(message)
+
+    def _wait_pause(self, url: str, waited_until: float) -> None:
+        """Wait out a pause another call's 429 set, beyond what this call has waited already."""
+        with self._lock:
+            until = self._paused.get(url, 0.0)
+        wait = until - max(time.monotonic(), waited_until)
+        if wait > 0:
+            self.retry.sleep(wait)
+
+    def _pause(self, url: str, seconds: float) -> None:
+        with self._lock:
+            self._paused[url] = max(self._paused.get(url, 0.0), time.monotonic() + seconds)
+
     def complete(
         self,
         messages: Sequence[Message],
         spec: ModelSpec,
         schema: Mapping[str, Any] | None = None,
     ) -> LLMResponse:
-        """Ask ``spec``'s model; an error result after the retries, never an exception."""
+        """Ask ``spec``'s model; an error result after the retries (see the class)."""
         check_spec(spec, self.env)
         provider = _provider(spec)
         variable = provider.key_variable(spec)
         key = self.env.get(variable) if variable else None
         url = provider.url(spec, self.env)
+        where = shown_url(url)
+        with self._lock:
+            dead = self._dead.get(url)
+        if dead is not None:
+            raise ProviderUnavailable(dead)
         headers = provider.headers(key)
         body = provider.body(messages, spec, schema, self.env)
+        limiter = self.limiter(spec)
+        estimate = _estimate_tokens(body, spec)
         started = time.perf_counter()
-        failure = "no attempt made"
+        failure, kind = "no attempt made", FailureKind.other
+        waited_until = 0.0
         for attempt in range(1, self.retry.attempts + 1):
             retry_after: float | None = None
+            self._wait_pause(url, waited_until)
+            entry = limiter.acquire(estimate) if limiter is not None else None
             try:
                 response = self._http.post(url, json=body, headers=headers, timeout=spec.timeout)
             except httpx.TimeoutException:
-                failure = f"timed out after {spec.timeout:g} s"
+                failure, kind = f"timed out after {spec.timeout:g} s", FailureKind.timeout
+            except httpx.ConnectError as error:
+                failure = self._scrub(f"cannot connect to {where} ({error})", key)
+                kind = FailureKind.unreachable
+                with self._lock:
+                    never = url not in self._answered
+                if never and attempt >= 2:
+                    raise self._stop(
+                        url,
+                        f"{spec.model}: {failure}: is the server running? "
+                        f"(stopped after {attempt} attempts; no call to it has answered)",
+                    ) from None
             except httpx.TransportError as error:
-                failure = _scrub(f"connection failed ({type(error).__name__}: {error})", key)
+                failure = self._scrub(f"connection failed ({type(error).__name__}: {error})", key)
+                kind = FailureKind.unreachable
             else:
                 status = response.status_code
-                if status == _RETRYABLE_STATUS or status >= 500:
+                if status in _AUTH_STATUS:
+                    detail = self._scrub(response.text[:200], key)
+                    named = f"the key in {variable}" if variable and key else "no key was sent"
+                    raise self._stop(
+                        url,
+                        f"{spec.model}: HTTP {status} from {where}: the server refuses the "
+                        f"request ({named}); no further calls are made. Server said: {detail}",
+                    )
+                if status == 429 or status >= 500:
                     failure = f"HTTP {status}"
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    kind = FailureKind.rate_limited if status == 429 else FailureKind.http
+                    retry_after = retry_after_of(response.headers)
+                    if status == 429 and retry_after:
+                        self._pause(url, retry_after)
+                        failure += f" (retry after {retry_after:g} s)"
                 elif status >= 400:
-                    detail = _scrub(response.text[:300], key)
-                    return self._error(spec, f"HTTP {status}: {detail}", started)
+                    detail = self._scrub(response.text[:300], key)
+                    return self._error(spec, f"HTTP {status}: {detail}", started, FailureKind.http)
                 else:
-                    return self._answer(provider, spec, response, started, key)
+                    with self._lock:
+                        self._answered.add(url)
+                    answer = self._answer(provider, spec, schema, response, started, key)
+                    answer = with_usage(answer, messages, spec, schema)
+                    if entry is not None and limiter is not None:
+                        spent = (answer.prompt_tokens or 0) + (answer.completion_tokens or 0)
+                        limiter.settle(entry, spent or None)
+                    return answer
             if attempt < self.retry.attempts:
-                self.retry.wait(attempt, retry_after)
-        return self._error(spec, f"{failure} (after {self.retry.attempts} attempts)", started)
+                waited_until = time.monotonic() + self.retry.wait(attempt, retry_after)
+        return self._error(spec, f"{failure} (after {self.retry.attempts} attempts)", started, kind)
 
-    def _error(self, spec: ModelSpec, message: str, started: float) -> LLMResponse:
-        return LLMResponse(model=spec.model, error=message, latency_s=time.perf_counter() - started)
+    def _error(
+        self, spec: ModelSpec, message: str, started: float, kind: FailureKind
+    ) -> LLMResponse:
+        return LLMResponse(
+            model=spec.model,
+            error=message,
+            failure=kind.value,
+            latency_s=time.perf_counter() - started,
+        )
 
     def _answer(
         self,
         provider: Provider,
         spec: ModelSpec,
+        schema: Mapping[str, Any] | None,
         response: httpx.Response,
         started: float,
         key: str | None,
@@ -154,20 +277,63 @@ class ProviderClient:
         try:
             reply = provider.read(response.json())
         except ValueError:
-            return self._error(spec, "malformed reply: the body is not JSON", started)
+            return self._error(
+                spec, "malformed reply: the body is not JSON", started, FailureKind.malformed
+            )
         except (KeyError, TypeError, IndexError, AttributeError) as error:
-            detail = _scrub(f"{type(error).__name__}: {error}", key)
-            return self._error(spec, f"malformed reply: {detail}", started)
+            detail = self._scrub(f"{type(error).__name__}: {error}", key)
+            return self._error(spec, f"malformed reply: {detail}", started, FailureKind.malformed)
         model = f"{provider.name}/{reply.model}" if reply.model else spec.model
         cost = cost_of(spec.model, reply.prompt_tokens, reply.completion_tokens)
         if cost is None and model != spec.model:
             cost = cost_of(model, reply.prompt_tokens, reply.completion_tokens)
+        text = self._scrub(reply.text, key)
+        parsed = parse_reply(text)
+        problem = _problem(reply, text, parsed, spec, provider.schema_sent(schema))
         return LLMResponse(
-            text=reply.text,
-            parsed=parse_reply(reply.text),
+            text=text,
+            parsed=parsed if problem is None else None,
             model=model,
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
             cost_usd=cost,
             latency_s=time.perf_counter() - started,
+            error=None if problem is None else problem[1],
+            failure=None if problem is None else problem[0].value,
+            finish_reason=reply.finish_reason,
         )
+
+
+def _shown(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= _SHOWN_TEXT else flat[: _SHOWN_TEXT - 3] + "...")
+
+
+def _problem(
+    reply: Reply,
+    text: str,
+    parsed: Any,
+    spec: ModelSpec,
+    schema: Mapping[str, Any] | None,
+) -> tuple[FailureKind, str] | None:
+    """Why the answer cannot be used, or None."""
+    if reply.refusal is not None:
+        said = f": {_shown(reply.refusal)}" if reply.refusal.strip() else ""
+        return FailureKind.refused, f"refused{said}"
+    if reply.cut_off:
+        cap = spec.max_tokens if spec.max_tokens is not None else "the server's default"
+        spent = f" after {reply.completion_tokens} tokens" if reply.completion_tokens else ""
+        return (
+            FailureKind.cut_off,
+            f"cut off at max_tokens ({cap}){spent}: raise max_tokens for this role",
+        )
+    if not text.strip():
+        return FailureKind.empty, "empty answer"
+    if schema is None:
+        return None
+    if parsed is None:
+        return FailureKind.off_schema, f"off schema: not JSON: {_shown(text)}"
+    problem = schema_problem(parsed, schema)
+    if problem is not None:
+        return FailureKind.off_schema, f"off schema: {problem}"
+    return None

@@ -3,14 +3,16 @@
 Output never depends on timing: results are merged by input position. The bar goes to stderr,
 only when it is a terminal (or when asked), and only for more than a few calls; the CLI passes
 ``progress=False`` under ``--json``. The first exception a call raises (a BudgetStop, say) stops
-new calls, lets the calls in flight finish (their answers reach the cache) and is re-raised.
+new calls, lets the calls in flight finish (their answers reach the cache) and is re-raised. An
+interrupt does not wait for calls in flight: the workers are daemon threads (decision 152).
 """
 
 from __future__ import annotations
 
+import queue
 import sys
+import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, TypeVar
 
 __all__ = ["DEFAULT_MAX_WORKERS", "PROGRESS_MIN_CALLS", "map_calls"]
@@ -82,33 +84,66 @@ def map_calls(
     return results
 
 
+_SKIPPED = object()  # a queued call not started because the run is stopping
+
+
 def _run_pool(
     fn: Callable[[T], R], work: list[T], results: list[Any], max_workers: int, bar: _Bar
 ) -> None:
+    """Daemon workers fed through a bounded window (decision 152).
+
+    The first exception a call raises stops new calls; the calls in flight finish (their answers
+    reach the cache) and it is re-raised. An interrupt in the calling thread (Ctrl-C, SIGTERM as
+    Terminated) does not wait for them: the workers are daemons, so the process can exit at once
+    and their connections close with it; what was answered before is already stored.
+    """
     window = max_workers * 2  # enough queued to keep workers busy, bounded for long inputs
-    executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="odke-call")
-    pending: dict[Future[R], int] = {}
-    failure: BaseException | None = None
-    try:
-        position = 0
+    tasks: queue.SimpleQueue[tuple[int, T] | None] = queue.SimpleQueue()
+    done: queue.SimpleQueue[tuple[int, Any, BaseException | None]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
         while True:
-            while failure is None and position < len(work) and len(pending) < window:
-                pending[executor.submit(fn, work[position])] = position
+            task = tasks.get()
+            if task is None:
+                return
+            index, item = task
+            if stop.is_set():
+                done.put((index, _SKIPPED, None))
+                continue
+            try:
+                done.put((index, fn(item), None))
+            except BaseException as error:  # noqa: BLE001 - handed to the calling thread
+                done.put((index, None, error))
+
+    workers = [
+        threading.Thread(target=worker, name=f"odke-call-{n}", daemon=True)
+        for n in range(min(max_workers, len(work)))
+    ]
+    for thread in workers:
+        thread.start()
+    failure: BaseException | None = None
+    pending = 0
+    position = 0
+    try:
+        while True:
+            while failure is None and position < len(work) and pending < window:
+                tasks.put((position, work[position]))
                 position += 1
+                pending += 1
             if not pending:
                 break
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                index = pending.pop(future)
-                error = future.exception()
-                if error is not None:
-                    failure = failure or error
-                else:
-                    results[index] = future.result()
-                    bar.advance()
-    except BaseException:
-        executor.shutdown(wait=False, cancel_futures=True)
-        raise
-    executor.shutdown(wait=True)
+            index, value, error = done.get()
+            pending -= 1
+            if error is not None:
+                failure = failure or error
+                stop.set()
+            elif value is not _SKIPPED:
+                results[index] = value
+                bar.advance()
+    finally:
+        stop.set()
+        for _ in workers:
+            tasks.put(None)
     if failure is not None:
         raise failure

@@ -2,9 +2,9 @@
 
 The run's keys go after the sink's, never replacing one: ``manifest_version`` (1),
 ``config_sha256`` and ``config`` (resolved: paths absolute, the models as run; secrets
-redacted), ``models`` (per role ``asked`` and ``served``), ``prompts``,
-``ontology_fingerprint``, ``documents_sha256`` (id → SHA-256 of its text), ``openodke``,
-``started_at`` and ``finished_at``.
+redacted), ``config_dir`` (the config's folder, which document ids are relative to), ``models``
+(per role ``asked`` and ``served``), ``prompts``, ``ontology_fingerprint``, ``documents_sha256``
+(id → SHA-256 of its text), ``openodke``, ``started_at`` and ``finished_at``.
 
 **Secrets.** A config value under a key named like a secret (``api_key``, ``token``,
 ``password``, ``secret``, ``authorization``, ...) is written as ``<redacted>``, and any string
@@ -158,6 +158,7 @@ def manifest_keys(
         "manifest_version": MANIFEST_VERSION,
         "config_sha256": sha256_text(raw),
         "config": resolved_config(config, roles),
+        "config_dir": str(config.base_dir.resolve()),
         "models": models,
         "prompts": prompts,
         "ontology_fingerprint": ontology.fingerprint(),
@@ -193,7 +194,11 @@ def config_from_manifest(path: str | Path, config: str | Path | None = None) -> 
         return load_config(config)
     data = read_manifest(path)
     file = Path(path)
-    return parse_config(data["config"], file.resolve().parent, path=f"{file} (config)")
+    # Document ids are relative to the config's folder: the replay reads them from there, not
+    # from the folder the manifest was written to (a manifest without config_dir: from there).
+    base = data.get("config_dir")
+    folder = Path(base) if isinstance(base, str) and base else file.resolve().parent
+    return parse_config(data["config"], folder, path=f"{file} (config)")
 
 
 def check_manifest(path: str | Path, ontology: Ontology, documents: Sequence[Document]) -> None:

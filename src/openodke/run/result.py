@@ -32,6 +32,8 @@ class RunResult:
     refused: list[tuple[Fact, str]] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     manifest: dict[str, Any] | None = None
+    failures: dict[str, Any] | None = None
+    """``{failed, facts, kinds, first}`` when grounding calls failed (the exit rule reads it)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``dry_run``, ``written``, ``warnings``, ``stats`` (``--json``)."""
@@ -88,6 +90,11 @@ class RunResult:
                     f"{row.get('failed', 0)} failed), {row.get('prompt_tokens', 0):,} prompt + "
                     f"{row.get('completion_tokens', 0):,} completion tokens, {price}, "
                     f"{row.get('latency_s', 0.0):.2f} s"
+                    + (
+                        f"; tokens of {row['estimated']} calls estimated (no usage reported)"
+                        if row.get("estimated")
+                        else ""
+                    )
                 )
         for judge in s.get("calibration", []) or []:
             lines.append(

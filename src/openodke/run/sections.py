@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from openodke.errors import InputError
 from openodke.llm import ModelRoles, ModelSpec
 from openodke.llm.base import EXTRACT_MAX_TOKENS, GROUND_MAX_TOKENS
 from openodke.ontology.checks import did_you_mean
@@ -105,8 +106,9 @@ def stages(problems: Problems, value: Any) -> Stages | None:
             found[key] = tuple(s for s in sinks if s is not None)
         elif item is not None:
             found[key] = _stage(problems, key, loc, item)
-    if "extractor" not in value:
-        problems.add(("stages",), "stages.extractor is required (llm, pattern, hybrid or triples)")
+    if value.get("extractor") is None:  # missing, or written with no value (extractor: null)
+        where: Loc = ("stages", "extractor") if "extractor" in value else ("stages",)
+        problems.add(where, "stages.extractor is required (llm, pattern, hybrid or triples)")
         return None
     if any(v is None for k, v in found.items() if k != "sink"):
         return None
@@ -256,6 +258,18 @@ def budget(problems: Problems, value: Any) -> Budget | None:
     except ValidationError as error:
         problems.pydantic(("budget",), error, ["usd", "calls"])
         return None
+
+
+def prices(problems: Problems, value: Any) -> None:
+    """``prices: {MODEL: {input, output}}``: installed for the process, before the table's."""
+    from openodke.llm.prices import add_prices, parse_prices
+
+    try:
+        add_prices(parse_prices(value), layer="config")
+    except InputError as error:
+        problems.found.append(
+            InputError(error.message, path=problems.path, line=problems.lines.line(("prices",)))
+        )
 
 
 def paths(problems: Problems, key: str, value: Any, base_dir: Path) -> list[Path]:

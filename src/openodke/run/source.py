@@ -125,7 +125,8 @@ def _dotted(path: Path_) -> str:
 def _count_aliases(text: str, path: str) -> None:
     aliases = 0
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        # LibYAML's parser when installed: the pure-Python one takes minutes on deep nesting
+        for event in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
             if isinstance(event, yaml.AliasEvent):
                 aliases += 1
                 if aliases > MAX_ALIASES:

@@ -5,6 +5,7 @@ InputError ``path:line: what is wrong`` (exit 2)."""
 from openodke.safeio.files import (
     FileTooLarge,
     decode,
+    first_line,
     iter_lines,
     name_problem,
     open_regular,
@@ -43,6 +44,7 @@ __all__ = [
     "check_strings",
     "decode",
     "iter_json_lines",
+    "first_line",
     "iter_lines",
     "load_jsonl",
     "load_yaml",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,8 @@ from openodke.safeio.limits import MAX_NAME_BYTES, max_file_bytes, max_line_byte
 __all__ = [
     "BLOCK",
     "FileTooLarge",
+    "first_line",
+    "iter_line_spans",
     "iter_lines",
     "name_problem",
     "open_regular",
@@ -153,11 +156,22 @@ def decode(data: bytes, *, path: str, line: int | None = None) -> str:
 def iter_lines(
     path: str | os.PathLike[str], *, what: str = "a JSONL file", limit: int | None = None
 ) -> Iterator[tuple[int, bytes]]:
-    """``(line number, bytes)`` for each non-blank line, read a block at a time.
+    """``(line number, bytes)`` for each non-blank line: :func:`iter_line_spans` without the
+    offsets."""
+    for number, _, line in iter_line_spans(path, what=what, limit=limit):
+        yield number, line
 
-    A leading byte-order mark and ``\\r\\n`` line ends are dropped. A line longer than ``limit``
-    (``max_line_bytes()`` when None) is refused as soon as it passes the limit, so a 1 GB line is
-    never held. Time is linear in the file's size, a last line without a line end included.
+
+def iter_line_spans(
+    path: str | os.PathLike[str], *, what: str = "a JSONL file", limit: int | None = None
+) -> Iterator[tuple[int, int, bytes]]:
+    """``(line number, byte offset, bytes)`` for each non-blank line, read a block at a time.
+
+    A leading byte-order mark and ``\\r\\n`` line ends are dropped; a second byte-order mark,
+    and a carriage return inside a line (``\\r``-only line ends), are refused at their line. A
+    line longer than ``limit`` (``max_line_bytes()`` when None) is refused as soon as it passes
+    the limit, so a 1 GB line is never held. Time is linear in the file's size, a last line
+    without a line end included; runs of blank lines are counted, not split one by one.
     """
     name = os.fspath(path)
     cap = max_line_bytes() if limit is None else limit
@@ -165,6 +179,8 @@ def iter_lines(
         number = 0
         pending: list[bytes] = []  # pieces of a line not yet ended, joined once it ends
         pending_size = 0
+        pending_at = 0  # where the pending line starts in the file
+        base = 0  # where the block starts in the file
         first = True
         while True:
             try:
@@ -174,34 +190,89 @@ def iter_lines(
             if not block:
                 break
             if first:
-                block = block[3:] if block.startswith(b"\xef\xbb\xbf") else block
+                if block.startswith(_BOM):
+                    block, base = block[3:], 3
+                if block.startswith(_BOM):
+                    raise InputError(_TWO_BOMS, path=name, line=1)
                 first = False
             start = 0
             while True:
+                if not pending:  # skip a run of blank lines at once, counting them
+                    found = _NON_BLANK.search(block, start)
+                    stop = len(block) if found is None else found.start()
+                    blank_end = block.rfind(b"\n", start, stop)
+                    if blank_end >= 0:
+                        number += block.count(b"\n", start, blank_end + 1)
+                        start = blank_end + 1
                 cut = block.find(b"\n", start)
                 if cut < 0:
                     break
                 piece = block[start:cut]
+                at = base + start
                 if pending:
                     pending.append(piece)
-                    piece, pending, pending_size = b"".join(pending), [], 0
+                    piece, pending, pending_size, at = b"".join(pending), [], 0, pending_at
                 number += 1
                 if len(piece) > cap:
                     raise InputError(_too_long(cap), path=name, line=number)
                 line = piece.rstrip(b"\r")
                 if line.strip():
-                    yield number, line
+                    yield number, at, _checked(line, name, number)
                 start = cut + 1
             rest = block[start:]
             if rest:
+                if not pending:
+                    pending_at = base + start
                 pending.append(rest)
                 pending_size += len(rest)
                 if pending_size > cap:
                     raise InputError(_too_long(cap), path=name, line=number + 1)
+            base += len(block)
         if pending:
             line = b"".join(pending).rstrip(b"\r")
             if line.strip():
-                yield number + 1, line
+                yield number + 1, pending_at, _checked(line, name, number + 1)
+
+
+def first_line(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The first non-blank line of a file (a leading byte-order mark dropped, at most ``limit``
+    bytes of it), or None for a file of blank lines: read a block at a time, so a file of
+    millions of blank lines is told in the time it takes to read it. Errors as
+    :func:`open_regular`'s."""
+    with open_regular(path) as handle:
+        first = True
+        while block := handle.read(BLOCK):
+            if first:
+                block, first = block.removeprefix(_BOM), False
+            found = _NON_BLANK.search(block)
+            if found is None:
+                continue
+            start = block.rfind(b"\n", 0, found.start()) + 1
+            line = block[start : start + limit]
+            while b"\n" not in line and len(line) < limit and (more := handle.read(BLOCK)):
+                line += more[: limit - len(line)]
+            return line.split(b"\n", 1)[0]
+    return None
+
+
+_BOM = b"\xef\xbb\xbf"
+_TWO_BOMS = "two byte-order marks at the start of the file: remove the second"
+_NON_BLANK = re.compile(rb"[^ \t\r\n]")
+
+
+def _checked(line: bytes, name: str, number: int) -> bytes:
+    """``line``, unless it holds a carriage return (``\\r``-only line ends) or a byte-order
+    mark of its own: InputError at ``name:number``."""
+    if b"\r" in line:
+        raise InputError(
+            "a carriage return inside the line: lines must end with \\n or \\r\\n, not \\r "
+            "alone (convert the file's line ends)",
+            path=name,
+            line=number,
+        )
+    if number == 1 and line.startswith(_BOM):
+        raise InputError(_TWO_BOMS, path=name, line=1)
+    return line
 
 
 def _too_long(cap: int) -> str:

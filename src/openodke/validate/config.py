@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from openodke.errors import InputError
 from openodke.llm import Budget, ModelRoles
+from openodke.llm.prices import add_prices, parse_prices
 from openodke.ontology.checks import did_you_mean
 from openodke.safeio import read_yaml
 
@@ -35,6 +36,7 @@ KEYS = (
     "coverage",
     "reextract",
     "budget",
+    "prices",
     "cache",
     "calibration",
 )
@@ -139,6 +141,10 @@ def read_config(path: str | Path) -> ValidateConfig:
             raise config.error(f"{key} is not built", key)
         if key not in KEYS:
             raise config.error(f"{key}: unknown key{did_you_mean(str(key), KEYS)}", key)
+    try:
+        add_prices(parse_prices(data.get("prices")), layer="config")
+    except InputError as error:
+        raise config.error(error.message, "prices") from None
     models = data.get("models") or {}
     if not isinstance(models, Mapping):
         raise config.error("models: expected a mapping of roles", "models")

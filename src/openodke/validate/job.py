@@ -21,7 +21,7 @@ from openodke import __version__
 from openodke.calibration import load_cards
 from openodke.documents import load_documents
 from openodke.errors import InputError
-from openodke.gate import REFUSED_FILE, refused_lines
+from openodke.gate import REFUSED_FILE, VerdictGate, refused_lines
 from openodke.interop.adapters import read_predictions
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow, is_fact_rows
@@ -143,13 +143,15 @@ def prepare(
     no_cache: bool = False,
     budget_usd: float | None = None,
     budget_calls: int | None = None,
+    rpm: float | None = None,
+    tpm: float | None = None,
     progress: bool | None = None,
 ) -> ValidateJob:
     """Read and check everything; build the Validator. Raises InputError (exit 2) on any problem,
     ModelConfigError (exit 2) for a model that cannot be called, before any call."""
     settings = read_config(config) if config is not None else None
     onto = _ontology(ontology, settings)
-    roles = settings.roles if settings is not None else ModelRoles()
+    roles = (settings.roles if settings is not None else ModelRoles()).with_limits(rpm, tpm)
     budget = settings.budget if settings is not None else None
     if budget_usd is not None or budget_calls is not None:
         budget = Budget(usd=budget_usd, calls=budget_calls)
@@ -198,6 +200,11 @@ def prepare(
         cards=load_cards(extra_cards),
         **stages,
     )
+    gate = validator.gate
+    if isinstance(gate, VerdictGate) and gate.card is None:
+        # The config's verdict gate looks its judge up as odke run's does: in the shipped cards
+        # and the config's calibration: files.
+        gate.card = validator.judge_card(load_cards(extra_cards))
     return ValidateJob(
         ontology=onto,
         documents=documents,

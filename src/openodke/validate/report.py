@@ -78,6 +78,11 @@ class ValidationReport(BaseModel):
         ge=0,
         description="Calls that failed or whose answer could not be read; each left its fact unchecked.",
     )
+    failures: dict[str, int] = Field(
+        default_factory=dict,
+        description="Failed calls by kind: cut off at max_tokens, refused, empty, off schema, "
+        "unreadable answer, timed out, ...",
+    )
     tokens: int = Field(ge=0, description="Tokens the live calls spent, prompt and completion.")
     cost_usd: float | None = Field(
         description="USD the calls cost; null when any answered live call was unpriced."
@@ -90,6 +95,12 @@ class ValidationReport(BaseModel):
     notes: list[str] = Field(
         default_factory=list, description="What a number cannot say: rows dropped, dry runs, ..."
     )
+
+    def _kinds(self) -> str:
+        from openodke.llm.failures import kinds_text
+
+        text = kinds_text(self.failures)
+        return f": {text}" if text else ""
 
     def render(self) -> str:
         """A few lines for a terminal."""
@@ -105,7 +116,8 @@ class ValidationReport(BaseModel):
             + (f" ({refused})" if refused else "")
             + f", {self.marked} marked for review",
             f"merged     {self.merged}; derived {self.derived}; links {links} ({self.linked} linked)",
-            f"calls      {self.calls} ({self.failed} failed), {self.tokens} tokens, {cost}",
+            f"calls      {self.calls} ({self.failed} failed{self._kinds()}), {self.tokens} tokens, "
+            f"{cost}",
         ]
         lines += [f"  {note}" for note in self.notes]
         return "\n".join(lines)

@@ -104,6 +104,10 @@ class Validator:
     def __repr__(self) -> str:
         return f"Validator({self.ontology.name!r}, grounder={self.grounder!r}, gate={self.gate!r})"
 
+    def judge_card(self, cards: Sequence[CalibrationCard] | None) -> CalibrationCard | None:
+        """The card of the grounder's judge among ``cards`` (None: those shipped), or None."""
+        return self._card(cards)
+
     def _card(self, cards: Sequence[CalibrationCard] | None) -> CalibrationCard | None:
         judge = _judge(self.grounder)
         if judge is None:
@@ -272,6 +276,7 @@ class Validator:
             checked=facts_in - verdicts[GroundingVerdict.unchecked.value],
             calls=int(stats.get("calls", 0)),
             failed=int(stats.get("failed", 0)),
+            failures=dict(stats.get("failures") or {}),
             tokens=int(stats.get("tokens", 0)),
             cost_usd=stats.get("cost_usd", 0.0) if stats else 0.0,
             prompts=list(getattr(self.grounder, "prompts", ()) or ()),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from openodke.errors import InputError
 from openodke.eval.diagnosis import RECALL_BUCKETS, Bucket, Diagnosis, Group, Rate, Replay
 from openodke.eval.diagnosis.fixes import (
     FIXES,
@@ -17,6 +18,7 @@ from openodke.eval.diagnosis.fixes import (
     render_fixes,
 )
 
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "reports"
 PRECISION = ("refused_not_in_gold", "written_supported", "written_other")
 
 
@@ -175,7 +177,10 @@ def test_reference_rates_from_a_report_file(tmp_path: Path) -> None:
         diagnosis({"never_offered": 10}, gold=100, hits=30, rates={"offered": (351, 1000)})
     )
     path = tmp_path / "other.json"
-    report = {"schema_version": "1.4", "fixes": [f.model_dump(mode="json") for f in other]}
+    # A whole report (the shipped 1.4 golden file) holding these fixes: --reference reads a
+    # report as every report is read, schema checked (a bare {"fixes": ...} file is refused).
+    report = json.loads((FIXTURES / "report-1.4.json").read_text("utf-8"))
+    report["fixes"] = [f.model_dump(mode="json") for f in other]
     path.write_text(json.dumps(report), "utf-8")
     rates = reference_rates(path)
     assert rates["offer-relations"] == pytest.approx(0.351)
@@ -190,6 +195,15 @@ def test_reference_rates_from_a_report_file(tmp_path: Path) -> None:
     # 363 × 0.351 / 1747 = 0.07293: the spec's +7.3.
     assert mine["offer-relations"].recall.reference == pytest.approx(363 * 0.351 / 1747)
     assert reference_rates(other) == rates
+
+
+def test_a_reference_that_fails_check_report_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"schema_version": "1.4", "fixes": []}), "utf-8")
+    with pytest.raises(
+        InputError, match=r"not a valid eval report \(--reference\): title: missing"
+    ):
+        reference_rates(path)
 
 
 def test_render_matches_the_spec_table() -> None:

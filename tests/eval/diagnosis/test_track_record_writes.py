@@ -44,13 +44,61 @@ def test_a_failed_write_leaves_no_half_line(tmp_path: Path) -> None:
     assert path.read_bytes() == before  # cut back to where it ended
 
 
-def test_a_torn_last_line_is_named_not_skipped_and_the_next_append_stands_alone(tmp_path):
+PREDICTED = (
+    '{"kind": "predicted", "report": null, "items_sha256": null, "config": null, "fixes": []}'
+)
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning_and_the_next_append_removes_it(
+    tmp_path, capsys
+):
     path = tmp_path / "track-record.jsonl"
-    path.write_text('{"kind": "predicted", "report": null, "items_sha256": null, "con')
-    append_lines(path, [{"kind": "other"}])
-    assert path.read_text().splitlines()[1] == '{"kind": "other"}'
+    path.write_text(PREDICTED + "\n" + PREDICTED[:40])  # killed mid-append
+    assert len(read_track_record(path)) == 1
+    warned = capsys.readouterr().err
+    assert f"warning: {path}:2: invalid JSON" in warned and "skipped" in warned
+    append_lines(path, [json.loads(PREDICTED)])
+    assert f"{path}: removed a last line cut off mid-write (40 bytes" in capsys.readouterr().err
+    assert path.read_text() == (PREDICTED + "\n") * 2
+    assert len(read_track_record(path)) == 2
+    assert capsys.readouterr().err == ""
+
+
+def test_a_whole_last_line_without_its_line_end_is_kept(tmp_path, capsys):
+    path = tmp_path / "track-record.jsonl"
+    path.write_text(PREDICTED)
+    assert len(read_track_record(path)) == 1
+    append_lines(path, [json.loads(PREDICTED)])
+    assert path.read_text() == (PREDICTED + "\n") * 2
+    assert capsys.readouterr().err == ""
+
+
+def test_a_bad_line_before_the_last_is_still_refused(tmp_path):
+    path = tmp_path / "track-record.jsonl"
+    path.write_text(PREDICTED[:40] + "\n" + PREDICTED)
     with pytest.raises(InputError, match=f"^{path}:1: invalid JSON"):
         read_track_record(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (f"{PREDICTED}\r{PREDICTED}\r", ":1: a carriage return inside the line"),
+        (f"\ufeff\ufeff{PREDICTED}\n", ":1: two byte-order marks at the start of the file"),
+    ],
+)
+def test_cr_only_line_ends_and_two_byte_order_marks_are_refused_with_a_location(
+    tmp_path, content, message
+):
+    path = tmp_path / "track-record.jsonl"
+    path.write_text(content, encoding="utf-8", newline="")
+    with pytest.raises(InputError, match=f"^{path}{message}"):
+        read_track_record(path)
+    before = path.read_bytes()
+    if "\r" in content:  # never appended to: its lines would be taken for one torn line
+        with pytest.raises(InputError, match=f"^{path}:1: a carriage return inside the line"):
+            append_lines(path, [json.loads(PREDICTED)])
+        assert path.read_bytes() == before
 
 
 def test_a_folder_is_not_a_track_record(tmp_path: Path) -> None:

@@ -77,6 +77,41 @@ def test_the_next_write_or_a_report_read_finishes_a_killed_write(tmp_path: Path)
     finish_pending(report)  # nothing pending: nothing happens
 
 
+KILLED_WHILE_STAGING = textwrap.dedent(
+    """
+    import os, signal, sys
+    from openodke.eval.engine import jsonl
+    real = os.fsync
+    calls = []
+    def fsync(fd):
+        real(fd)
+        calls.append(fd)
+        if len(calls) == int(sys.argv[3]):  # staged (1: the first output, 3: an intent): die
+            os.kill(os.getpid(), signal.SIGKILL)
+    os.fsync = fsync
+    jsonl.write_outputs([(sys.argv[1], "new\\n"), (sys.argv[2], "new\\n")])
+    """
+)
+
+
+@pytest.mark.parametrize("when", [1, 3])
+def test_staging_files_a_killed_writer_left_are_removed_by_the_next_write(tmp_path, when):
+    """.items.jsonl.XXXX.tmp and ..items.jsonl.odke-pending.XXXX.tmp stayed forever (issue 22)."""
+    items, report = tmp_path / "items.jsonl", tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_WHILE_STAGING, str(items), str(report), str(when)]
+    )
+    assert done.returncode == -signal.SIGKILL
+    left = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert left, "the killed writer left its staging files"
+    live = tmp_path / f".items.jsonl.{os.getpid()}.live.tmp"  # a live writer's: kept
+    live.write_text("mine")
+    write_outputs([(items, "next\n"), (report, "next\n")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [live.name, "items.jsonl", "report.json"]
+    )
+
+
 def test_outputs_are_scrubbed_of_key_values(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-0123456789abcdef")
     write_outputs([(tmp_path / "r.json", '{"note": "tok-0123456789abcdef"}')])

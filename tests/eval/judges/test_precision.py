@@ -7,7 +7,7 @@ import pytest
 
 from openodke import Entity, Evidence, Fact, GroundingVerdict
 from openodke.errors import InputError
-from openodke.eval.judges.ppi import ppi_mean, wilson
+from openodke.eval.judges.ppi import ppi_mean, ppi_tuned, wilson
 from openodke.eval.judges.precision import by_predicate, draw, judged_precision, render_judged
 
 
@@ -47,11 +47,16 @@ def test_counts_and_the_three_figures() -> None:
     assert (section.judge_only.low, section.judge_only.high) == pytest.approx(
         (wilson(7, 9).low, wilson(7, 9).high)
     )
-    # PPI: unlabelled checked f2..f6 (1), f8 (0); labelled checked f0, f1, f7 with truth 1, 0, 1.
-    expected = ppi_mean([1, 1, 1, 1, 1, 0], [1, 1, 0], [1, 0, 1])
-    assert section.corrected.value == pytest.approx(expected.value)
-    assert section.corrected.value == pytest.approx(5 / 6)  # rectifier 0, +1, −1: mean 0
+    # PPI++: unlabelled checked f2..f6 (1), f8 (0); labelled checked f0, f1, f7: judge 1, 1, 0
+    # against truth 1, 0, 1. Cov(f, y) = ((1/3)(1/3) + (1/3)(−2/3) + (−2/3)(1/3)) / 2 = −1/6 < 0:
+    # the judge earns weight 0 and the labels decide, all four of them (f9's too).
+    expected = ppi_tuned([1, 1, 1, 1, 1, 0], [1, 1, 0], [1, 0, 1])
+    assert expected.weight == 0.0
+    assert section.weight == 0.0 and section.method == "ppi++"
+    assert section.corrected == section.labels_only
     assert section.labels_only.value == 0.75
+    # Plain PPI would have said 5/6 (rectifier 0, +1, −1: mean 0), wider than the labels.
+    assert ppi_mean([1, 1, 1, 1, 1, 0], [1, 1, 0], [1, 0, 1]).value == pytest.approx(5 / 6)
     assert section.calibrated is False and section.minimum == 100
 
 

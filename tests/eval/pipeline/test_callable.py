@@ -111,3 +111,63 @@ def test_the_function_gets_the_documents_as_a_list(tmp_path):
     )
     items = run_callable(f"{module}:run", tuple(DOCS))
     assert [(r.doc, r.subject) for r in items] == [(d.id, d.text) for d in DOCS]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "import sys\ndef run(documents):\n    sys.exit(3)\n",
+            "run called sys.exit(3) on 1 document",
+        ),
+        ("def run(documents):\n    raise SystemExit('bye')\n", "run called sys.exit('bye')"),
+        (
+            "import sys\ndef run(documents):\n    yield {'doc': 'a'}\n    sys.exit(0)\n",
+            "run called sys.exit(0) on 1 document",
+        ),
+    ],
+)
+def test_a_function_calling_sys_exit_is_a_pipeline_error_not_odkes_exit(tmp_path, body, message):
+    """Its sys.exit(n) went through as odke's own exit status (issue 22)."""
+    module = tmp_path / "exits.py"
+    module.write_text(body)
+    with pytest.raises(PipelineError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run_callable(f"{module}:run", [Document(id="a", text="x")])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "import time\ndef run(documents):\n    time.sleep(60)\n",
+        "def run(documents):\n    while True:\n        try:\n            pass\n"
+        "        except Exception:\n            pass\n",
+    ],
+)
+def test_run_stops_at_its_timeout(tmp_path, body):
+    import time
+
+    module = tmp_path / "slow.py"
+    module.write_text(body)
+    started = time.monotonic()
+    with pytest.raises(PipelineError, match=r"did not return within --timeout 0.5 s"):
+        run_callable(f"{module}:run", [Document(id="a", text="x")], timeout=0.5)
+    assert time.monotonic() - started < 10
+
+
+def test_the_cli_exits_1_when_run_exits_or_passes_its_timeout(tmp_path):
+    from tests.conftest import run_odke
+
+    (tmp_path / "gold.jsonl").write_text(
+        '{"doc_id": "a", "fact": {"subject": {"key": "P:x"}, "predicate": "p", "object_value": 1}}\n'
+    )
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "a.txt").write_text("x")
+    labels = ["--labels", str(tmp_path / "gold.jsonl"), "--documents", str(tmp_path / "texts")]
+    (tmp_path / "exits.py").write_text("import sys\ndef run(documents):\n    sys.exit(7)\n")
+    (tmp_path / "slow.py").write_text("import time\ndef run(documents):\n    time.sleep(60)\n")
+    done = run_odke("eval", "pipeline", *labels, "--run", f"{tmp_path}/exits.py:run")
+    assert done.exit_code == 1 and "called sys.exit(7)" in done.stderr
+    done = run_odke(
+        "eval", "pipeline", *labels, "--run", f"{tmp_path}/slow.py:run", "--timeout", "0.5"
+    )
+    assert done.exit_code == 1 and "did not return within --timeout 0.5 s" in done.stderr

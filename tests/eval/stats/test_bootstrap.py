@@ -544,3 +544,26 @@ def test_spec_example_verbatim(capsys):
     print(result.verdict, round(result.difference * 100, 1), round(result.detection_limit * 100, 1))
     assert mcnemar(before, after).p_value < 0.001
     assert capsys.readouterr().out == "[5.1, 2.3, 1.3]\nworse -8.0 5.1\n"
+
+
+def test_document_detection_limit_is_the_expanded_critical_point_plus_power():
+    # DECISIONS 162: limit = √(n/(n−1)) · (t_ν(0.975) + z(0.80)) × the bootstrap standard error
+    # of B − A, recomputed here from the same draws with scipy's t and normal quantiles.
+    from openodke.eval.stats.intervals import degrees_of_freedom
+    from openodke.eval.stats.paired import paired_documents
+    from openodke.eval.stats.resample import resampled_sums
+    from openodke.eval.stats.units import metric_jackknife, metric_values
+
+    rng = np.random.default_rng(8)
+    gold = rng.poisson(4, 60) + 1
+    tp_a, tp_b = rng.binomial(gold, 0.6), rng.binomial(gold, 0.65)
+    a = np.column_stack([tp_a, rng.poisson(1, 60), gold - tp_a])
+    b = np.column_stack([tp_b, rng.poisson(1, 60), gold - tp_b])
+    pair = paired_documents(a, b, ("f1",), resamples=2000, seed=4, level=0.95).pairs["f1"]
+    sums = resampled_sums(np.column_stack([a, b]), resamples=2000, seed=4)
+    draws = metric_values("f1", *sums[:, 3:].T) - metric_values("f1", *sums[:, :3].T)
+    jackknife = metric_jackknife("f1", b, b.sum(axis=0)) - metric_jackknife("f1", a, a.sum(axis=0))
+    df = degrees_of_freedom(jackknife, 60)
+    widen = math.sqrt(60 / 59)
+    expected = widen * (scipy.stats.t.ppf(0.975, df) + scipy.stats.norm.ppf(0.8))
+    assert pair.detection_limit == pytest.approx(expected * np.std(draws, ddof=1), rel=1e-6)

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from openodke.eval.stats import document_intervals
+from openodke.eval.stats.intervals import effective_documents, small_set_note
 
 TRUTH = {"precision": 2.4 / 3.9, "recall": 0.6, "f1": 4.8 / 7.9}
 RESAMPLES = 1000
@@ -70,3 +71,29 @@ def test_the_heavy_tailed_set_defeats_the_percentile_interval():
     # The same sets as above read as percentile intervals: this simulation can fail.
     rates = coverage(200, "lognormal", 800, method="percentile")
     assert min(rates.values()) < 0.94, f"percentile coverage {rates}"
+
+
+def _flagged(counts: np.ndarray) -> bool:
+    weights = 2 * counts[:, 0] + counts[:, 1] + counts[:, 2]
+    informative = int(np.count_nonzero(weights))
+    return small_set_note(informative, effective=effective_documents(weights)) is not None
+
+
+@pytest.mark.parametrize(
+    ("documents", "sizes", "least", "most"),
+    [
+        # Heavy-tailed sizes (σ = 2.5): 2–9 effective documents at 20 and 200 documents, where
+        # coverage ran 63–98% by F1 level (DECISIONS 161): flagged.
+        (20, "lognormal", 0.97, 1.0),
+        (200, "lognormal", 0.9, 1.0),
+        # Similar sizes cover 94–96% from 10 documents on: never flagged as concentrated.
+        (20, "poisson", 0.0, 0.0),
+        (200, "poisson", 0.0, 0.0),
+    ],
+)
+def test_concentrated_sets_are_flagged_and_even_ones_are_not(documents, sizes, least, most):
+    flags = [
+        _flagged(simulated_set(np.random.default_rng([documents, index]), documents, sizes))
+        for index in range(400)
+    ]
+    assert least <= np.mean(flags) <= most

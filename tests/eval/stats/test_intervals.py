@@ -11,10 +11,13 @@ import scipy.stats
 
 from openodke.eval.stats import document_intervals
 from openodke.eval.stats.intervals import (
+    CONCENTRATED,
+    EFFECTIVE_SET,
     SMALL_SET,
     acceleration,
     bias_correction,
     degrees_of_freedom,
+    effective_documents,
     expanded_z,
     interval_bounds,
     small_set_note,
@@ -235,3 +238,56 @@ TAIL = (
 def test_small_set_note(units, unit, total, expected):
     assert SMALL_SET == 10
     assert small_set_note(units, unit, total=total) == expected
+
+
+# ------------------------------------------------------------------ concentrated sets (Kish)
+
+
+@pytest.mark.parametrize(
+    ("weights", "expected"),
+    [
+        ([4, 4, 4, 4], 4.0),  # equal sizes: every document counts
+        ([10, 1, 1], 144 / 102),  # (10 + 1 + 1)² / (100 + 1 + 1)
+        ([0, 0, 3], 1.0),  # empty documents add nothing
+        ([0, 0], 0.0),
+    ],
+)
+def test_effective_documents_is_kish(weights, expected):
+    assert effective_documents(np.array(weights)) == pytest.approx(expected)
+
+
+def test_effective_documents_equals_the_design_effect_of_statsmodels():
+    # Kish's n_eff = n / deff with deff = n Σw² / (Σw)², the inverse of statsmodels'
+    # DescrStatsW(…, weights=w).sum_weights ** 2 / Σw² (its effective "nobs" for weights w).
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    w = np.random.default_rng(3).lognormal(0.0, 1.5, 200).round() + 1
+    described = DescrStatsW(np.zeros(200), weights=w)
+    assert effective_documents(w) == pytest.approx(described.sum_weights**2 / float((w * w).sum()))
+
+
+CONCENTRATED_NOTE = (
+    "the facts sit in few documents: {eff} effective documents of {units} (Kish's (Σw)²/Σw², "
+    "w = a document's gold + predicted facts), under 30: a 95% range can cover the truth less "
+    "than 95% of the time when a few documents hold most facts; read the ranges as rough"
+)
+
+
+@pytest.mark.parametrize(
+    ("units", "effective", "flagged"),
+    [
+        (200, 29.9, True),  # the threshold: under 30 effective documents ...
+        (200, 30.0, False),
+        (45, 29.9, True),  # ... when they are at most 1/1.5 of the informative documents
+        (44, 29.9, False),  # 20-odd documents of similar sizes cover 95%: not concentrated
+        (20, 16.4, False),  # Poisson(4) sizes: design effect about 1.2
+        (1000, 3.2, True),
+    ],
+)
+def test_the_concentrated_set_threshold(units, effective, flagged):
+    assert (EFFECTIVE_SET, CONCENTRATED) == (30, 1.5)
+    note = small_set_note(units, effective=effective)
+    expected = CONCENTRATED_NOTE.format(eff=f"{effective:.1f}", units=units)
+    assert note == (expected if flagged else None)
+    # Below ten informative documents the small-set note wins, whatever the concentration.
+    assert small_set_note(9, effective=1.0) == "only 9 documents" + TAIL

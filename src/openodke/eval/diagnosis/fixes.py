@@ -32,8 +32,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
+from openodke.eval.diagnosis.fix_model import Fix, FixRecall
 from openodke.eval.diagnosis.models import Diagnosis, Rate, Replay
-from openodke.safeio import read_json
 
 __all__ = ["FIXES", "Fix", "FixRecall", "FixSpec", "fixes", "reference_rates", "render_fixes"]
 
@@ -164,43 +164,6 @@ _PHRASES = {
 _RATE_IN_BASIS = re.compile(r"\(([^()]*): ([\d,]{1,30}) of ([\d,]{1,30})\)")
 
 
-class FixRecall(BaseModel):
-    """A fix's expected recall gain (fractions of recall) and how it was reckoned."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    expected: float | None = Field(description="The expected gain; None when it cannot say.")
-    ceiling: float | None = Field(description="The gain if every miss were found.")
-    exact: bool = Field(description="True when the fix was replayed, not estimated from a rate.")
-    basis: str = Field(description="How expected was reckoned, in words and numbers.")
-    reference: float | None = Field(
-        default=None, description="The gain at another system's rate (--reference)."
-    )
-    precision: float | None = Field(
-        default=None, description="The precision change, where the fix replays."
-    )
-
-
-class Fix(BaseModel):
-    """What should change: one fix, the misses it targets, its knob and its expected gain."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    rank: int = Field(description="1 = the largest expected recall gain.")
-    buckets: list[str]
-    misses: int | None = Field(description="Misses in the fix's buckets.")
-    action: str
-    knob: str
-    recall: FixRecall
-    detail: list[str] = Field(
-        default_factory=list, description="The largest groups of its misses: 'group: count'."
-    )
-    record: dict[str, Any] | None = Field(
-        default=None, description="What the track record measured for this fix before, or null."
-    )
-
-
 def _misses(n: int) -> str:
     return f"{n:,} miss" if n == 1 else f"{n:,} misses"
 
@@ -221,22 +184,22 @@ def _delta(after: float | None, before: float | None) -> float | None:
 
 
 def _read_reference(path: Path) -> Any:
-    """Another system's report: JSON read within bounds, with a schema_version this version
-    reads (1.x); none, null or another major is refused."""
-    from openodke.eval.report.io import check_major
+    """Another system's report, read as every report is (:func:`~openodke.eval.report.io.
+    read_report`: within bounds, a 1.x schema_version, every field checked against the schema):
+    a file that fails ``check_report`` is refused, never half used."""
+    from openodke.eval.report.io import read_report
 
-    reference = read_json(path, what="an eval report (--reference)")
-    if not isinstance(reference, Mapping):
+    try:
+        report, _ = read_report(path)
+    except InputError as error:
+        if error.path is not None:
+            raise
+        lines = [line.removeprefix(f"{path}: ") for line in error.message.splitlines()]
+        problems = "; ".join(lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
         raise InputError(
-            f"expected an eval report (an object), got {type(reference).__name__}", path=str(path)
-        )
-    if not isinstance(reference.get("schema_version"), str):
-        raise InputError(
-            "not an eval report: schema_version is missing or not a string (expected 1.x)",
-            path=str(path),
-        )
-    check_major(dict(reference), path)
-    return reference
+            f"not a valid eval report (--reference): {problems}", path=str(path)
+        ) from None
+    return report.model_dump(mode="json")
 
 
 def reference_rates(reference: Any) -> dict[str, float]:

@@ -7,8 +7,9 @@ extractor's ``types`` and ``snippet_limit`` (25 when unset), which the ontology'
 the relations offered per type. Extractors:
 
 - ``llm``: its ``types`` and ``snippet_limit``;
-- ``hybrid``: its ``llm`` options as for ``llm`` (plus the pattern's predicates); ``llm: false`` is
-  the pattern alone;
+- ``hybrid``: its ``llm`` options as for ``llm``, as the run's own ``stats.coverage`` records it (the
+  model part's: the pattern reads only the records its mappings name, so a relation the model
+  was never shown is never offered in the texts it reads); ``llm: false`` is the pattern alone;
 - ``pattern``: the ``mappings``' predicates, offered to ``subject_type`` (every type when unset);
 - ``triples`` or a custom extractor: nothing says what it was shown, so bucket 1 stays null (None).
 """
@@ -25,7 +26,13 @@ from openodke.eval.diagnosis.models import Offered
 from openodke.ontology import DEFAULT_SNIPPET_LIMIT, Ontology
 from openodke.safeio import read_json, read_yaml
 
-__all__ = ["config_from_trace", "offered_from_config", "offered_from_trace", "read_trace"]
+__all__ = [
+    "config_from_trace",
+    "models_from_trace",
+    "offered_from_config",
+    "offered_from_trace",
+    "read_trace",
+]
 
 
 def read_trace(path: str | Path) -> dict[str, Any]:
@@ -98,12 +105,8 @@ def offered_from_config(
         pattern = _pattern_offered(ontology, spec.get("pattern") or {})
         if llm is False:
             return Offered(by_type={t: tuple(sorted(p)) for t, p in pattern.items()})
-        found = _llm_offered(ontology, llm if isinstance(llm, dict) else {})
-        merged = {
-            t: tuple(dict.fromkeys([*found.by_type.get(t, ()), *sorted(pattern.get(t, ()))]))
-            for t in {*found.by_type, *pattern}
-        }
-        return found.model_copy(update={"by_type": merged})
+        # What odke run's manifest records for it (HybridExtractor.coverage): the model part's.
+        return _llm_offered(ontology, llm if isinstance(llm, dict) else {})
     return None
 
 
@@ -154,3 +157,25 @@ def _offered(
     if ontology is None:
         ontology = _ontology_for(data, file.parent, where)
     return offered_from_config(data, ontology, where=where)
+
+
+def models_from_trace(path: str | Path) -> tuple[dict[str, str], list[str]]:
+    """The models (role → model) and prompt ids the traced run used: a manifest's ``models``
+    (each role's ``served`` model, else ``asked``) and ``prompts``; a run config's ``models``
+    (no prompts: a config does not say which ran). Nothing readable: empty."""
+    data = read_trace(path)
+    if _is_manifest(data):
+        found = data.get("models")
+        prompts = data.get("prompts")
+        listed = [str(p) for p in prompts] if isinstance(prompts, list) else []
+    else:
+        found, listed = data.get("models"), []
+    models: dict[str, str] = {}
+    for role, value in (found or {}).items() if isinstance(found, dict) else ():
+        if role not in ("extract", "ground"):
+            continue  # replay, cache, meter: not a model
+        if isinstance(value, dict):
+            value = value.get("served") or value.get("asked") or value.get("model")
+        if isinstance(value, str) and value:
+            models[str(role)] = value
+    return models, listed

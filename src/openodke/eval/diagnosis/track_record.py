@@ -23,7 +23,10 @@ size limit) is cut back to where the file ended, so no half line is left. A pred
 made whole in memory: the fixes and the hash of the items text that same run wrote (never the
 file re-read, which another run may have replaced meanwhile). Configs are written with their
 secrets stripped (``openodke.llm.strip_secrets``). A reader refuses a line it cannot read
-(``path:line``), a half line included: nothing is skipped silently. DECISIONS #96.
+(``path:line``), \\r-only line ends and a second byte-order mark included, but for a last line
+with no line end (a writer killed mid-line, a power loss): that one is skipped with a warning,
+and the next append cuts it off before writing (a last line that reads whole just gets its line
+end). DECISIONS #96, #190.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -188,7 +192,24 @@ def _append(fd: int, data: bytes, target: Path) -> None:
     """Write ``data`` at the end of the locked file ``fd``, all of it or none."""
     end = os.fstat(fd).st_size
     if end and os.pread(fd, 1, end - 1) != b"\n":
-        data = b"\n" + data
+        start = _last_line_start(fd, end)
+        tail = os.pread(fd, end - start, start)
+        if b"\r" in tail.rstrip(b"\r"):  # \r-only line ends: never taken for one torn line
+            raise InputError(
+                "a carriage return inside the line: lines must end with \\n or \\r\\n, not \\r "
+                "alone (convert the file's line ends); nothing was appended",
+                path=str(target),
+                line=_lines_before(fd, start) + 1,
+            )
+        if _whole(tail):
+            data = b"\n" + data
+        else:  # half a line, cut off mid-write: readers skip it, and here it goes
+            os.ftruncate(fd, start)
+            sys.stderr.write(
+                f"warning: {target}: removed a last line cut off mid-write ({end - start} "
+                "bytes with no line end)\n"
+            )
+            end = start
     written = 0
     try:
         while written < len(data):  # a regular file takes it whole; this is belt and braces
@@ -236,28 +257,96 @@ def record_prediction(
 
 
 def read_track_record(path: str | Path) -> list[PredictedLine | MeasuredLine]:
-    """Every line of a track record, in order; InputError names a bad line (path:line)."""
+    """Every line of a track record, in order; InputError names a bad line (path:line).
+
+    A last line with no line end that cannot be read (a writer killed mid-line) is skipped with
+    a warning on stderr; the next append cuts it off (:func:`append_lines`).
+    """
     out: list[PredictedLine | MeasuredLine] = []
     name = str(path)
-    for number, raw in iter_lines(name, what="a track record (JSONL)"):
-        value = parse_json(raw, path=name, line=number)
-        kind = value.get("kind") if isinstance(value, dict) else None
-        model: type[PredictedLine] | type[MeasuredLine]
-        if kind == "predicted":
-            model = PredictedLine
-        elif kind == "measured":
-            model = MeasuredLine
-        else:
-            raise InputError(
-                f"kind: expected 'predicted' or 'measured', got {kind!r}",
-                path=str(path),
-                line=number,
-            )
+    lines = iter_lines(name, what="a track record (JSONL)")
+    current = next(lines, None)
+    while current is not None:
+        number, raw = current
+        following = next(lines, None)
         try:
-            out.append(model.model_validate(value))
-        except ValidationError as error:
-            raise InputError(validation_message(error), path=str(path), line=number) from None
+            out.append(_record_line(raw, name, number))
+        except InputError as error:
+            if following is not None or not _unterminated(name):
+                raise
+            sys.stderr.write(
+                f"warning: {error}; the last line has no line end (a write cut off): skipped, "
+                "and the next append removes it\n"
+            )
+        current = following
     return out
+
+
+def _record_line(raw: bytes, name: str, number: int) -> PredictedLine | MeasuredLine:
+    value = parse_json(raw, path=name, line=number)
+    kind = value.get("kind") if isinstance(value, dict) else None
+    model: type[PredictedLine] | type[MeasuredLine]
+    if kind == "predicted":
+        model = PredictedLine
+    elif kind == "measured":
+        model = MeasuredLine
+    else:
+        raise InputError(
+            f"kind: expected 'predicted' or 'measured', got {kind!r}", path=name, line=number
+        )
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise InputError(validation_message(error), path=name, line=number) from None
+
+
+def _unterminated(name: str) -> bool:
+    """Whether the file's last byte is not a line end."""
+    with open(name, "rb") as handle:
+        size = handle.seek(0, 2)
+        if not size:
+            return False
+        handle.seek(size - 1)
+        return handle.read(1) != b"\n"
+
+
+def _last_line_start(fd: int, end: int) -> int:
+    """Where the last line of the first ``end`` bytes of ``fd`` starts."""
+    position = end
+    while position > 0:
+        step = min(_TAIL_BLOCK, position)
+        block = os.pread(fd, step, position - step)
+        cut = block.rfind(b"\n")
+        if cut >= 0:
+            return position - step + cut + 1
+        position -= step
+    return 0
+
+
+def _lines_before(fd: int, end: int) -> int:
+    """How many line ends the first ``end`` bytes of ``fd`` hold."""
+    count = position = 0
+    while position < end:
+        block = os.pread(fd, min(1 << 20, end - position), position)
+        if not block:
+            break
+        count += block.count(b"\n")
+        position += len(block)
+    return count
+
+
+def _whole(data: bytes) -> bool:
+    """Whether ``data`` is blank or one JSON value (a last line written whole, its end lost)."""
+    if not data.strip():
+        return True
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+_TAIL_BLOCK = 1 << 16
 
 
 _UNSET = object()

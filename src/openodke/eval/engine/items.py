@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -65,8 +65,18 @@ _SHAPES = {
 _PLURALS = {DocItem: "document rows", RightWrongItem: "item rows"}
 
 
-def read_items(path: str | os.PathLike[str]) -> list[DocItem] | list[RightWrongItem]:
-    """Read an items file: every row of one kind, ids unique.
+@overload
+def read_items(
+    path: str | os.PathLike[str], *, as_frame: Literal[False] = False
+) -> list[DocItem] | list[RightWrongItem]: ...
+@overload
+def read_items(path: str | os.PathLike[str], *, as_frame: Literal[True]) -> Any: ...
+def read_items(
+    path: str | os.PathLike[str], *, as_frame: bool = False
+) -> list[DocItem] | list[RightWrongItem] | Any:
+    """Read an items file: every row of one kind, ids unique. With ``as_frame`` a pandas
+    DataFrame (``id``, ``tp``, ``fp``, ``fn`` or ``id``, ``correct``; needs pandas,
+    ``openodke[pandas]``); else the rows :func:`~openodke.eval.compare_items` takes.
 
     Raises `InputError` (`path:line: ...`) on a line that is not JSON, not an object, has an
     unknown key, a missing or mistyped field, a kind other than the first row's, or an id seen
@@ -107,6 +117,10 @@ def read_items(path: str | os.PathLike[str]) -> list[DocItem] | list[RightWrongI
             'or {"id", "correct"} per item',
             path=name,
         )
+    if as_frame:
+        from openodke.eval.report.export import need_pandas
+
+        return need_pandas().DataFrame([row.model_dump() for row in rows])
     return rows
 
 

@@ -10,11 +10,14 @@ surrogates). A byte-order mark, CRLF line ends and blank lines are accepted. The
 beside each target lists them all, the renames follow, and the intent files go. A process
 killed between two renames leaves its intent files; the next write to, or read of, any of those
 paths finishes the renames first (:func:`finish_pending`), so a report and its items are never
-a pair from different runs. Text written is scrubbed of every key variable's value.
+a pair from different runs. Staging files carry their writer's pid; the next write beside
+them removes those a killed writer left (:func:`clean_staging`). Text written is scrubbed of
+every key variable's value.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -32,6 +35,7 @@ from openodke.safeio import iter_json_lines, load_jsonl, validation_message
 
 __all__ = [
     "atomic_write_text",
+    "clean_staging",
     "dump_jsonl",
     "finish_pending",
     "iter_json_lines",
@@ -53,7 +57,8 @@ def _staged(target: Path, text: str) -> Path:
     """``text`` in a temp file beside ``target``, with the mode a plain open() would give."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        prefix = f".{target.name}.{os.getpid()}."  # the pid: a dead writer's are found
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     except OSError as error:
         raise InputError(f"cannot write here: {error.strerror}", path=str(target)) from None
     try:
@@ -125,9 +130,41 @@ def _write_intents(staged: Sequence[tuple[Path, Path]]) -> list[Path]:
     made = []
     for _, target in staged:
         intent = _intent(target)
-        _staged(intent, pairs).replace(intent)
+        tmp = _staged(intent, pairs)
+        try:
+            tmp.replace(intent)
+        except BaseException:  # a signal between the two: the staged intent goes too
+            tmp.unlink(missing_ok=True)
+            raise
         made.append(intent)
     return made
+
+
+def clean_staging(target: Path) -> None:
+    """Remove the staging files a killed writer left beside ``target`` (its own and its
+    intent's): ``.<name>.<pid>.<random>.tmp`` whose process is gone. Called after
+    :func:`finish_pending`, so no intent still needs them."""
+    for name in (target.name, _intent(target).name):
+        try:
+            found = list(target.parent.glob(f".{glob.escape(name)}.*.tmp"))
+        except OSError:
+            return
+        for path in found:
+            pid = path.name[len(name) + 2 :].split(".", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
@@ -140,6 +177,7 @@ def write_outputs(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     """
     for path, _ in files:
         finish_pending(path)
+        clean_staging(Path(path))
     staged: list[tuple[Path, Path]] = []
     intents: list[Path] = []
     try:

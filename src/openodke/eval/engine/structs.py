@@ -40,6 +40,10 @@ class Entity(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     resolution: Resolution | None = None
     attributes: dict[str, Any] = {}
 
+    def __post_init__(self) -> None:
+        if not self.key.strip():
+            raise ValueError("key is blank")  # the pydantic reader names it
+
 
 class Span(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """A Span; offsets in order."""

@@ -4,7 +4,8 @@
 (supported or not; ``unchecked`` facts have no answer and are left out, which ``coverage``
 shows) and, with labels (fact id → true), gives three figures: the judge's own rate, the labels'
 rate, and the prediction-powered estimate that corrects the first by the judge's errors on the
-second (:mod:`openodke.eval.judges.ppi`). Under ``minimum`` (100) labels the result is marked
+second (:mod:`openodke.eval.judges.ppi`, power-tuned PPI++: the judge weighs what its agreement
+with the labels earns, and never widens the labels' own range). Under ``minimum`` (100) labels the result is marked
 uncalibrated. The labelled facts must be a uniform random sample (``draw``).
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from openodke.errors import InputError
-from openodke.eval.judges.ppi import PPI, ppi_mean, wilson
+from openodke.eval.judges.ppi import PPI, ppi_tuned, wilson
 from openodke.eval.report.models import JudgedPrecision, Value
 from openodke.eval.stages.stage_report import fmt
 from openodke.types import Fact, GroundingVerdict
@@ -57,6 +58,13 @@ def judged_precision(
     y_l = [y for _, y in pairs]
     supported = sum(said.values())
     n = len(labels)
+    alone = wilson(sum(labels.values()), n, level=level)
+    corrected = ppi_tuned(
+        np.array(f_u, float), np.array(f_l, float), np.array(y_l, float), level=level
+    )
+    if corrected.weight == 0 or _width(corrected) > _width(alone):
+        # The labels decide: the range printed under it, over every label (unchecked too).
+        corrected = PPI(alone.value, alone.low, alone.high, alone.se, 0.0)
     return JudgedPrecision(
         facts=len(facts),
         supported=supported,
@@ -65,15 +73,20 @@ def judged_precision(
         false_support=sum(f and not y for f, y in pairs),
         lost_support=sum(y and not f for f, y in pairs),
         judge_only=_value(wilson(supported, len(checked), level=level)),
-        corrected=_value(
-            ppi_mean(np.array(f_u, float), np.array(f_l, float), np.array(y_l, float), level=level)
-        ),
-        labels_only=_value(wilson(sum(labels.values()), n, level=level)),
+        corrected=_value(corrected),
+        labels_only=_value(alone),
         level=level,
+        weight=corrected.weight,
         minimum=minimum,
         calibrated=n >= minimum,
         coverage=len(checked) / len(facts) if facts else None,
     )
+
+
+def _width(estimate: PPI) -> float:
+    if estimate.low is None or estimate.high is None:
+        return 0.0
+    return estimate.high - estimate.low
 
 
 def by_predicate(
@@ -106,6 +119,14 @@ def _line(name: str, value: Value, how: str) -> str:
     return f"  {name:<12}{shown}  {how}"
 
 
+def _how_corrected(section: JudgedPrecision, pct: int) -> str:
+    if section.method == "ppi-closed-form" or section.weight is None:
+        return f"prediction-powered ({pct}%, closed form)"
+    if section.weight == 0:
+        return f"the labels alone ({pct}%): the judge would not narrow them (weight 0)"
+    return f"prediction-powered ({pct}%, PPI++), judge weight {section.weight:.2f}"
+
+
 def render_judged(section: JudgedPrecision, judge: str) -> str:
     """The text ``odke eval precision`` prints; ``judge`` is the judge's calibration note."""
     pct = int(round(section.level * 100))
@@ -117,9 +138,7 @@ def render_judged(section: JudgedPrecision, judge: str) -> str:
         _line("judge only", section.judge_only, "the judge's own rate (its errors uncorrected)")
     )
     if section.labels:
-        lines.append(
-            _line("corrected", section.corrected, f"prediction-powered ({pct}%, closed form)")
-        )
+        lines.append(_line("corrected", section.corrected, _how_corrected(section, pct)))
         lines.append(
             _line("labels only", section.labels_only, f"Wilson {pct}% on the labels alone")
         )

@@ -14,14 +14,17 @@ per Document (the stage contract): a failure in either says which shape each com
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import BaseModel
 
 from openodke.errors import OdkeError, PipelineError
 from openodke.eval.pipeline.collect import as_rows
-from openodke.protocols import bind_stage, call_stage, load_stage
+from openodke.protocols import bind_stage, call_stage, exited, load_stage
 from openodke.types import Document, Fact
 
 __all__ = ["RUN_CONTRACT", "run_callable", "run_each"]
@@ -36,9 +39,14 @@ RUN_CONTRACT = (
 
 
 def run_callable(
-    spec: str, documents: Sequence[Document], *, adapter: str = "triples"
+    spec: str | object,
+    documents: Sequence[Document],
+    *,
+    adapter: str = "triples",
+    timeout: float | None = None,
 ) -> list[Any]:
-    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``) and call it.
+    """Load ``spec`` (``my_pkg.extract:run`` or ``path/to/file.py:run``, or the function or
+    object itself) and call it.
 
     A function (or an object's ``run``) is called once with the list of Documents; an Extractor
     (``extract()`` and no ``run()``) once per Document. With the ``triples`` adapter the items come
@@ -46,27 +54,69 @@ def run_callable(
     cites nothing, or a row dict with no ``doc``, from an Extractor cites its document); with
     another adapter they come back as returned, for the adapter to read.
 
+    With ``timeout``, the calls (and a returned generator) must finish within that many seconds
+    (timed by SIGALRM, in the main thread): past it, a PipelineError.
+
     Raises:
         InputError: the spec does not load (exit 2), or an item is not a valid row.
-        PipelineError: the function raised, or returned something other than an iterable of
-            rows (exit 1); the message names the function and what ``--run`` takes.
+        PipelineError: the function raised, called ``sys.exit``, ran past ``timeout``, or
+            returned something other than an iterable of rows (exit 1); the message names the
+            function and what ``--run`` takes.
     """
-    stage = load_stage(spec)
+    stage = load_stage(spec) if isinstance(spec, str) else spec
     docs = list(documents)
-    if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
-        items = run_each(stage, docs)
-    else:
-        function = bind_stage(stage, "run")
-        name = getattr(function, "__qualname__", type(function).__name__)
-        where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
-        try:
-            returned = call_stage(function, docs, where=where)
-        except PipelineError as error:
-            raise _with_contract(error) from error.__cause__
-        items = _listed(returned, name, where)
+    label = spec if isinstance(spec, str) else getattr(spec, "__qualname__", type(spec).__name__)
+    with _deadline(timeout, label):
+        items = _call(stage, docs)
     if adapter.strip().casefold() != "triples":
         return items
-    return list(as_rows(items, where=f"--run {spec}"))
+    return list(as_rows(items, where=f"--run {label}"))
+
+
+class _PastDeadline(BaseException):
+    """Raised into the user's code when ``--timeout`` passes (a BaseException: an ``except
+    Exception`` in that code does not swallow it)."""
+
+
+@contextmanager
+def _deadline(seconds: float | None, spec: str) -> Iterator[None]:
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+    assert seconds is not None
+
+    def expire(signum: int, frame: object) -> None:
+        raise _PastDeadline
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _PastDeadline:
+        raise PipelineError(
+            f"--run {spec} did not return within --timeout {seconds:g} s: stopped"
+        ) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _call(stage: object, docs: list[Document]) -> list[Any]:
+    if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
+        return run_each(stage, docs)
+    function = bind_stage(stage, "run")
+    name = getattr(function, "__qualname__", type(function).__name__)
+    where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
+    try:
+        returned = call_stage(function, docs, where=where)
+    except PipelineError as error:
+        raise _with_contract(error) from error.__cause__
+    return _listed(returned, name, where)
 
 
 def run_each(stage: object, documents: Sequence[Document]) -> list[Any]:
@@ -108,6 +158,8 @@ def _listed(returned: Any, name: str, where: str) -> list[Any]:
         raise
     except Exception as error:
         raise PipelineError(f"{name} failed on {where}: {type(error).__name__}: {error}") from error
+    except SystemExit as done:
+        raise PipelineError(exited(name, done, where)) from None
 
 
 def _cite(item: Any, doc_id: str) -> Any:

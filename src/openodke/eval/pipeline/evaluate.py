@@ -9,9 +9,10 @@ benchmark's own scorer replayed as a row named ``official``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -41,6 +42,10 @@ from openodke.ontology import Ontology
 from openodke.safeio import open_regular, read_json, walk_files
 from openodke.types import Document, Fact
 
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.texts import TextAnswers
+    from openodke.eval.engine.columns import FactColumns
+
 __all__ = [
     "DiagnosisOptions",
     "PipelineInputs",
@@ -52,6 +57,7 @@ __all__ = [
     "official_row",
     "score_fact_file",
     "score_pipeline",
+    "score_streamed",
 ]
 
 
@@ -148,7 +154,7 @@ def label_inputs(
 
 def bench_inputs(path: Path) -> PipelineInputs:
     """A prepared bench set (``odke bench prepare``)."""
-    from openodke.bench import load_bench
+    from openodke.bench.load import load_bench
 
     bench = load_bench(path)
     return PipelineInputs(
@@ -168,7 +174,8 @@ def bench_inputs(path: Path) -> PipelineInputs:
 
 def official_row(official: object) -> tuple[Row, list[str]]:
     """The benchmark's own score as a report row (points: no ranges) and its notes."""
-    from openodke.bench import RedocredOfficial, Text2KGOfficial
+    from openodke.bench.official_redocred import RedocredOfficial
+    from openodke.bench.official_text2kg import Text2KGOfficial
 
     if isinstance(official, Text2KGOfficial):
         notes = list(official.notes)
@@ -216,13 +223,13 @@ def official_row(official: object) -> tuple[Row, list[str]]:
                 precision=Value(value=official.precision),
                 recall=Value(value=official.recall),
                 f1=Value(value=official.f1),
+                # Ign F1 only with the training facts (else a note says how to get it).
+                ign_f1=None if official.ign_f1 is None else Value(value=official.ign_f1),
+                evidence_f1=Value(value=official.evidence_f1),
             ),
             counts=None,
         )
-        notes = list(official.notes)
-        if official.ign_f1 is not None:
-            notes.append(f"official Ign F1 {official.ign_f1:.4f}")
-        return row, notes
+        return row, list(official.notes)
     raise TypeError(f"not an official score: {type(official).__name__}")
 
 
@@ -230,7 +237,9 @@ def official_from_submission(
     bench: object, path: Path, *, train_facts: Iterable[tuple[str, str, str]] | None = None
 ) -> object:
     """The official score of a file in the benchmark's own format, replayed as written."""
-    from openodke.bench import score_redocred_official, score_text2kg_official, text2kgbench
+    from openodke.bench import text2kgbench
+    from openodke.bench.official_redocred import score_redocred_official
+    from openodke.bench.official_text2kg import score_text2kg_official
 
     if bench.dataset == "text2kgbench":  # type: ignore[attr-defined]
         return score_text2kg_official(
@@ -268,7 +277,7 @@ def score_pipeline(
     scored = list(facts)
     bench = inputs.bench
     if bench is not None:
-        from openodke.bench import score_official
+        from openodke.bench.official import score_official
 
         scored, failed = bench.align(scored)  # type: ignore[attr-defined]
         if failed:
@@ -290,7 +299,7 @@ def score_pipeline(
         official, official_notes = official_row(result)
         rows.append(official)
         all_notes += official_notes
-    report = _report(name, score, inputs, rows, all_notes, run_inputs, title)
+    report = _traced(_report(name, score, inputs, rows, all_notes, run_inputs, title), diagnosis)
     findings = None
     if diagnosis is not None:
         findings = diagnose_pipeline(
@@ -314,6 +323,23 @@ def _row(
     conformance, hallucination = checks.summarise(flags)
     row = row_from_score(name, score, usage=usage)
     return row.model_copy(update={"conformance": conformance, "hallucination": hallucination})
+
+
+def _traced(report: EvalReport, diagnosis: DiagnosisOptions | None) -> EvalReport:
+    """``report`` with the models and prompts of the run ``--trace`` names (its manifest's, or
+    its config's models), so the report says how the scored facts were made."""
+    if diagnosis is None or diagnosis.trace is None:
+        return report
+    from openodke.eval.diagnosis.trace import models_from_trace
+
+    models, prompts = models_from_trace(diagnosis.trace)
+    run = report.run.model_copy(
+        update={
+            "models": {**models, **report.run.models},
+            "prompts": list(dict.fromkeys([*report.run.prompts, *prompts])),
+        }
+    )
+    return report.model_copy(update={"run": run})
 
 
 def first_notes(
@@ -358,25 +384,73 @@ def score_fact_file(
     notes: Sequence[str] = (),
     run_inputs: dict[str, str] | None = None,
     diagnosis: DiagnosisOptions | None = None,
+    usage: Usage | None = None,
 ) -> PipelineResult:
     """:func:`score_pipeline` for a file of Fact rows against a label file: both read straight
     to the engine's columns (keys, checks and what the diagnosis joins on, never a Fact per row),
     so ``facts`` is empty. The same rows, diagnosis and fixes as the Facts would give."""
-    from openodke.eval.diagnosis.inputs import text_map
-    from openodke.eval.diagnosis.texts import TextAnswers
-    from openodke.eval.diagnosis.view import view_of
     from openodke.eval.engine.fastload import load_both, paused_gc
 
     checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
-    texts = TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
+    texts = _texts(inputs, diagnosis)
     with paused_gc():
         gold, said = load_both(labels, predictions, checks=checks, texts=texts)
+    return _score_columns(gold, said, checks, inputs, name, notes, run_inputs, diagnosis, usage)
+
+
+def score_streamed(
+    predictions: Callable[[FactChecks], tuple[FactColumns, Sequence[str]]],
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    name: str = "pipeline",
+    notes: Sequence[str] = (),
+    run_inputs: dict[str, str] | None = None,
+    diagnosis: DiagnosisOptions | None = None,
+    usage: Usage | None = None,
+) -> PipelineResult:
+    """:func:`score_fact_file` for predictions read into columns by ``predictions`` (given the
+    fact checks, it returns the columns and its notes: :func:`~openodke.eval.pipeline.stream.
+    stream_columns` on triples rows or an adapter's output), so ``facts`` is empty."""
+    from openodke.eval.engine.fastload import load_gold_answered, paused_gc
+
+    checks = FactChecks(inputs.ontology, inputs.documents)
+    with paused_gc():
+        gold = load_gold_answered(labels, _texts(inputs, diagnosis))
+    said, read_notes = predictions(checks)
+    notes = [*read_notes, *notes]
+    return _score_columns(gold, said, checks, inputs, name, notes, run_inputs, diagnosis, usage)
+
+
+def _texts(inputs: PipelineInputs, diagnosis: DiagnosisOptions | None) -> TextAnswers | None:
+    from openodke.eval.diagnosis.inputs import text_map
+    from openodke.eval.diagnosis.texts import TextAnswers
+
+    return TextAnswers(text_map(inputs.documents)) if diagnosis and inputs.documents else None
+
+
+def _score_columns(
+    gold: FactColumns,
+    said: FactColumns,
+    checks: FactChecks,
+    inputs: PipelineInputs,
+    name: str,
+    notes: Sequence[str],
+    run_inputs: dict[str, str] | None,
+    diagnosis: DiagnosisOptions | None,
+    usage: Usage | None,
+) -> PipelineResult:
+    from openodke.eval.diagnosis.view import view_of
+    from openodke.eval.engine.fastload import paused_gc
+
+    with paused_gc():
         score = score_keys(gold, said, [d.id for d in inputs.documents], inputs.identity)
     flags = said.flags if said.flags is not None else np.zeros(len(said), np.int8)
-    rows = [_row(name, score, checks, flags, None)]
+    rows = [_row(name, score, checks, flags, usage)]
     inputs.dataset = inputs.dataset.model_copy(update={"labels": len(gold)})
     notes = [*missing_documents(gold.docs.names.values(), inputs.documents), *notes]
     report = _report(name, score, inputs, rows, [*inputs.notes, *notes], run_inputs, None)
+    report = _traced(report, diagnosis)
     findings = None
     if diagnosis is not None:
         findings = diagnose_pipeline(

@@ -34,6 +34,7 @@ from openodke.eval.pipeline.validator_row import (
 )
 from openodke.eval.report.build import small_set
 from openodke.eval.report.models import Row
+from openodke.llm.cost import stage_cost_text
 from openodke.run.config import RunConfig
 from openodke.types import Fact
 
@@ -49,6 +50,8 @@ class Extras:
     lenient: Path | None = None
     config: RunConfig | None = None
     model: GroundModel | None = None
+    allow_failures: float | None = None
+    """The share of judge calls that may fail (``--allow-failures``)."""
 
     @property
     def active(self) -> bool:
@@ -120,19 +123,23 @@ def extend_result(
         out.tables.append(_validator(parts, extras.config, written, inputs, model, report.title))
     for path, ask in ((extras.adjudicate, _adjudicate), (extras.lenient, _lenient)):
         if path is not None:
-            table, lines = ask(parts, inputs, model, path)
+            table, lines = ask(parts, inputs, model, path, extras.allow_failures)
             out.tables.append(table)
             out.files.append((path, lines))
     findings = result.findings
     if diagnosis is not None:
         findings = _diagnose(parts, inputs, diagnosis)
         parts.sections.update(diagnosis=findings.diagnosis.rows(), fixes=findings.fixes)
-    calls = model.calls()
-    if calls:
+    costs = model.costs()
+    if costs:
         parts.notes.append(
-            "model calls: "
-            + ", ".join(f"{use} {n:,}" for use, n in sorted(calls.items()))
-            + (" (recorded answers)" if model.replayed else "")
+            "model cost: "
+            + "; ".join(
+                f"{_ROLE.get(use, use)} "
+                + (f"{cost.calls:,} calls" if model.replayed else stage_cost_text(cost))
+                for use, cost in sorted(costs.items())
+            )
+            + (" (recorded answers: no tokens, no cost)" if model.replayed else "")
         )
     made = report.model_copy(
         update={
@@ -148,6 +155,13 @@ def extend_result(
         report=made, score=result.score, facts=result.facts, findings=findings
     )
     return out
+
+
+_ROLE = {
+    "validator": "ground (validator)",
+    "adjudicate": "judge (adjudicate)",
+    "lenient": "judge (lenient)",
+}
 
 
 def _validator(
@@ -238,7 +252,11 @@ def _lines(rows: Sequence[Any]) -> str:
 
 
 def _adjudicate(
-    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+    parts: _Parts,
+    inputs: PipelineInputs,
+    model: GroundModel,
+    path: Path,
+    allow: float | None = None,
 ) -> tuple[str, str]:
     """The adjudication section of every row; its table and the list's lines."""
     from openodke.eval.judges import adjudicate
@@ -266,6 +284,7 @@ def _adjudicate(
         max_workers=model.max_workers,
         list_path=path,
         cards=model.cards,
+        allow_failures=allow,
     )
     for used in made:
         parts.provenance.add_grounder(used)
@@ -275,7 +294,11 @@ def _adjudicate(
 
 
 def _lenient(
-    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+    parts: _Parts,
+    inputs: PipelineInputs,
+    model: GroundModel,
+    path: Path,
+    allow: float | None = None,
 ) -> tuple[str, str]:
     """The lenient section of every row and the last row's pairs; its table and the pairs."""
     from openodke.eval.equivalence import FACT_EQUIV, FactJudge, lenient_score
@@ -290,6 +313,7 @@ def _lenient(
         max_workers=model.max_workers,
         pairs_path=path,
         cards=model.cards,
+        allow_failures=allow,
     )
     if outcome.tally.calls:
         parts.provenance.add_judge("ground", judge.model, FACT_EQUIV)

@@ -30,9 +30,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from openodke.errors import InputError, PipelineError
+from openodke.eval.pipeline import leftovers
 from openodke.types import Document
 
 __all__ = ["IN", "OUT", "CommandResult", "file_names", "run_command"]
@@ -64,10 +65,13 @@ class CommandResult(BaseModel):
     )
     seconds: float = Field(description="Wall time from start to exit.")
     stderr_tail: str = Field(description="The last lines the command wrote to stderr.")
+    _state: dict[str, object] | None = PrivateAttr(default=None)  # leftovers' record of the run
 
     def cleanup(self) -> None:
         """Delete the temp folder holding ``out_path``; safe to call twice."""
         shutil.rmtree(self.out_path.parent, ignore_errors=True)
+        if self._state is not None:
+            leftovers.forget(self._state)
 
     def __enter__(self) -> CommandResult:
         return self
@@ -109,7 +113,7 @@ def file_names(documents: Sequence[Document]) -> dict[str, str]:
 def _safe_base(doc_id: str) -> str:
     base = doc_id[: -len(".txt")] if doc_id.endswith(".txt") else doc_id
     base = _UNSAFE.sub("_", base)
-    if base.startswith("."):
+    if base.startswith((".", "-")):  # hidden, or taken for an option (--help.txt)
         base = "_" + base[1:]
     base = base.encode("utf-8")[:_NAME_BYTES].decode("utf-8", errors="ignore")
     return base or "doc"
@@ -150,8 +154,10 @@ def run_command(
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
     names = file_names(documents)
+    leftovers.sweep()  # what a killed odke left: its command's processes, its folders
     in_dir = Path(tempfile.mkdtemp(prefix="odke-in-"))
     out_dir = Path(tempfile.mkdtemp(prefix="odke-out-"))
+    state = leftovers.record([in_dir, out_dir])
     out_path = out_dir / out_name
     returned = False
     try:
@@ -167,20 +173,43 @@ def run_command(
                     f"document {doc.id!r}: its text holds a lone surrogate, not valid Unicode"
                 ) from None
             (in_dir / names[doc.id]).write_bytes(data)
-        argv = [arg.replace(IN, str(in_dir)).replace(OUT, str(out_path)) for arg in argv]
-        seconds, stderr_tail, stdout_bytes = _execute(argv, timeout, workdir, kill_grace, on_stderr)
+        argv = substitute(argv, in_dir, out_path)
+        seconds, stderr_tail, stdout_bytes = _execute(
+            argv, timeout, workdir, kill_grace, on_stderr, state
+        )
         if _wrote_nothing(out_path):
             hint = f" (it printed {stdout_bytes} bytes to stdout instead)" if stdout_bytes else ""
             raise PipelineError(f"command wrote nothing at {out_path}{hint}")
         result = CommandResult(
             out_path=out_path, names=names, seconds=seconds, stderr_tail=stderr_tail
         )
+        result._state = state
         returned = True
         return result
     finally:
         shutil.rmtree(in_dir, ignore_errors=True)
         if not returned:
             shutil.rmtree(out_dir, ignore_errors=True)
+            leftovers.forget(state)
+
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"})
+
+
+def substitute(argv: list[str], in_dir: Path, out_path: Path) -> list[str]:
+    """``argv`` with ``{in}`` and ``{out}`` replaced; in a shell's ``-c`` script (``sh -c
+    '...{in}...'``) the paths are shell-quoted, so a space or a quote in them stays one word."""
+    script = -1
+    if argv and Path(argv[0]).name in _SHELLS:
+        for i, arg in enumerate(argv[1:-1], start=1):
+            if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
+                script = i + 1
+                break
+    out = []
+    for i, arg in enumerate(argv):
+        quote = shlex.quote if i == script else str
+        out.append(arg.replace(IN, quote(str(in_dir))).replace(OUT, quote(str(out_path))))
+    return out
 
 
 def _split(cmd: str) -> list[str]:
@@ -222,6 +251,7 @@ def _execute(
     workdir: Path | None,
     grace: float,
     on_stderr: Callable[[str], None] | None = None,
+    state: dict[str, object] | None = None,
 ) -> tuple[float, str, int]:
     """Run ``argv``; ``(seconds, stderr tail, stdout byte count)``, or PipelineError."""
     with tempfile.TemporaryFile() as out:
@@ -234,11 +264,16 @@ def _execute(
                 stdout=out,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
+                env=None
+                if state is None
+                else {**os.environ, leftovers.MARKER: str(state["marker"])},
             )
         except FileNotFoundError:
             raise PipelineError(f"command not found: {argv[0]}") from None
         except PermissionError:
             raise PipelineError(f"command is not executable: {argv[0]}") from None
+        if state is not None:
+            leftovers.started(state, process.pid)
         assert process.stderr is not None
         reader = _StderrReader(process.stderr, on_stderr)
         reader.start()
@@ -253,6 +288,8 @@ def _execute(
             # Ctrl-C, or anything else that stops the wait, must not leave the pipeline running;
             # after a normal exit this ends whatever the command left behind in its group.
             _end_group(process, grace)
+            if state is not None:  # a setsid child left the group: its marker still finds it
+                leftovers.kill_marked(str(state["marker"]))
             # The group is gone, so the pipe is closed unless something left the group holds it.
             reader.join(timeout=grace)
         seconds = time.monotonic() - started

@@ -129,13 +129,17 @@ def row_from_score(
 
 
 def small_set(score: ExtractionScore) -> str | None:
-    """The note for a set too small for its ranges (``small_set_note``, DECISIONS #41), else None:
-    the informative units are the documents holding a gold or predicted fact."""
-    from openodke.eval.stats.intervals import small_set_note
+    """The note for a set too small or too concentrated for its ranges (``small_set_note``,
+    DECISIONS #41, 161), else None: the informative units are the documents holding a gold or
+    predicted fact, the effective ones Kish's count over each document's gold + predicted facts."""
+    from openodke.eval.stats.intervals import effective_documents, small_set_note
 
     tp, fp, fn = score.document_counts()
-    informative = int(np.count_nonzero(np.asarray(tp) + np.asarray(fp) + np.asarray(fn)))
-    return small_set_note(informative, total=len(score.matching.documents))
+    weights = 2 * np.asarray(tp) + np.asarray(fp) + np.asarray(fn)
+    informative = int(np.count_nonzero(weights))
+    return small_set_note(
+        informative, total=len(score.matching.documents), effective=effective_documents(weights)
+    )
 
 
 def extraction_rows(

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.compare import Comparison
-from openodke.eval.diagnosis.fixes import Fix
+from openodke.eval.diagnosis.fix_model import Fix
 from openodke.eval.diagnosis.models import DiagnosisRow
 from openodke.eval.stages.stage_report import StageReport
 
@@ -59,6 +59,17 @@ class Performance(_Model):
     recall: Value
     f1: Value
     average: Literal["micro", "macro"] = "micro"
+    ign_f1: Value | None = Field(
+        default=None,
+        description="Re-DocRED's official Ign F1 (correct predictions whose entity names and "
+        "relation are a training fact left out of precision); null unless training facts "
+        "were given (--train-facts) and on every other row.",
+    )
+    evidence_f1: Value | None = Field(
+        default=None,
+        description="Re-DocRED's official Evidence F1 (the evidence sentences of correct "
+        "predictions against the gold's); null on every other row.",
+    )
 
 
 class Counts(_Model):
@@ -186,7 +197,7 @@ class CalibrationLine(_Model):
 
 
 class JudgedPrecision(_Model):
-    """Precision without gold: a judge and a labelled sample (PPI closed form)."""
+    """Precision without gold: a judge and a labelled sample (PPI++, power-tuned)."""
 
     facts: int
     supported: int
@@ -198,7 +209,16 @@ class JudgedPrecision(_Model):
     corrected: Value
     labels_only: Value
     level: float
-    method: Literal["ppi-closed-form"] = "ppi-closed-form"
+    method: Literal["ppi-closed-form", "ppi++"] = Field(
+        default="ppi++",
+        description="ppi++: the judge weighed by `weight` (Angelopoulos, Duchi & Zrnic 2023), "
+        "never wider than labels_only; ppi-closed-form: plain PPI (reports before it).",
+    )
+    weight: float | None = Field(
+        default=None,
+        description="PPI++'s λ in [0, 1], the weight on the judge: 0 when the labels alone "
+        "decide (corrected is then labels_only), 1 is plain PPI; null without labels.",
+    )
     minimum: int
     calibrated: bool
     coverage: float | None
@@ -298,3 +318,18 @@ class EvalReport(_Model):
     gates: list[Floor] | None = Field(
         default=None, description="The --fail-under gates checked on this run, passed or not."
     )
+
+    def _repr_html_(self) -> str:
+        """The notebook view: the headline table with ranges and the top findings."""
+        from openodke.eval.report.html.notebook import notebook_html
+
+        return notebook_html(self)
+
+    def to_pandas(self) -> dict[str, Any]:
+        """Each table as a pandas DataFrame, by name: ``rows`` (P/R/F1 with ranges, counts,
+        cost), ``predicates`` (per predicate, ranges over facts, the worst first),
+        ``diagnosis`` (buckets), ``fixes``, ``comparison``; empty tables are left out. Needs
+        pandas (``pip install 'openodke[pandas]'``)."""
+        from openodke.eval.report.export import to_pandas
+
+        return to_pandas(self)

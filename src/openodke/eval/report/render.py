@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from openodke.eval.report.models import EvalReport, Row, Value
+from openodke.llm.cost import cost_text
 
 __all__ = ["render_report", "render_value"]
 
@@ -14,6 +15,11 @@ def render_value(value: Value) -> str:
     if value.low is None or value.high is None:
         return f"{value.value:.3f}"
     return f"{value.value:.3f} [{value.low:.3f}, {value.high:.3f}]"
+
+
+def _optional(value: Value | None) -> str:
+    """A metric only some rows have: blank where a row has none."""
+    return "" if value is None else render_value(value)
 
 
 def _counts(row: Row) -> str:
@@ -38,6 +44,20 @@ def _extras(row: Row) -> list[str]:
             if getattr(h, name) is not None
         ]
         lines.append(f"  {row.name}: hallucination " + ", ".join(parts))
+    c = row.cost
+    if c.calls and (c.usd is not None or c.prompt_tokens + c.completion_tokens):  # not recorded
+        tokens = c.prompt_tokens + c.completion_tokens
+        lines.append(
+            f"  {row.name}: model cost "
+            + cost_text(
+                c.calls,
+                c.cached,
+                tokens,
+                c.usd,
+                priced_usd=c.priced_usd,
+                unpriced=c.unpriced_calls,
+            )
+        )
     return lines
 
 
@@ -49,18 +69,25 @@ def render_report(report: EvalReport) -> str:
         f"{report.title}  ({b.units:,} documents, {gold:,} gold facts; "
         f"{b.level:.0%} ranges over documents, {b.resamples:,} draws, seed {b.seed})"
     )
+    # Re-DocRED's own metrics get columns beside P/R/F1 when a row has them (its official row).
+    extra = [
+        (name, title)
+        for name, title in (("ign_f1", "ign f1"), ("evidence_f1", "evidence f1"))
+        if any(getattr(row.performance, name) is not None for row in report.rows)
+    ]
     cells = [
         [
             row.name,
             render_value(row.performance.precision),
             render_value(row.performance.recall),
             render_value(row.performance.f1),
+            *(_optional(getattr(row.performance, name)) for name, _ in extra),
             _counts(row),
         ]
         for row in report.rows
     ]
-    header = ["", "precision", "recall", "f1", "hits  over  under"]
-    widths = [max(len(r[i]) for r in [header, *cells]) for i in range(5)]
+    header = ["", "precision", "recall", "f1", *(title for _, title in extra), "hits  over  under"]
+    widths = [max(len(r[i]) for r in [header, *cells]) for i in range(len(header))]
     lines = [head]
     for r in [header, *cells]:
         lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())

@@ -117,6 +117,12 @@ def _headline(n: int, breakdown: dict[str, dict[str, Any]]) -> str:
             f"not_found median {not_found['median']:g} chars vs supported "
             f"{supported['median']:g} — citations are too narrow"
         )
+    if supported["p75"] < not_found["p25"]:
+        return (
+            f"not_found median {not_found['median']:g} chars vs supported "
+            f"{supported['median']:g}: the not_found citations are the wider ones, so narrow "
+            "citations do not explain the not_found verdicts"
+        )
     return (
         f"not_found median {not_found['median']:g} chars vs supported {supported['median']:g}: "
         "the widths overlap, so width does not explain the not_found verdicts"

@@ -50,6 +50,20 @@ class StageReport(BaseModel):
     )
     notes: tuple[str, ...] = Field(default=(), description="What a number cannot say.")
 
+    def _repr_html_(self) -> str:
+        """The notebook view: the metrics, the breakdown and the first notes."""
+        from openodke.eval.report.html.notebook import notebook_html
+
+        return notebook_html(self)
+
+    def to_pandas(self) -> dict[str, Any]:
+        """Each table as a pandas DataFrame, by name: ``metrics`` (one row), ``breakdown``
+        (one row per label, predicate, verdict or bin) and, for an extraction, ``predicates``
+        (with ranges over facts, the worst first). Needs pandas (``openodke[pandas]``)."""
+        from openodke.eval.report.export import to_pandas
+
+        return to_pandas(self)
+
     def render(self) -> str:
         """The plain-text table ``odke eval <stage>`` prints; undefined values print as —."""
         lines = [f"{self.stage}  ({self.n} labelled)"]

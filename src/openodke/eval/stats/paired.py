@@ -9,13 +9,19 @@ items unless asked otherwise, DECISIONS #40, #42).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from openodke.eval.stats.intervals import IntervalMethod, interval_bounds
+from openodke.eval.stats.intervals import (
+    IntervalMethod,
+    degrees_of_freedom,
+    expanded_z,
+    interval_bounds,
+)
 from openodke.eval.stats.resample import resampled_sums
 from openodke.eval.stats.significance import Z_POWER, binomial_two_sided, detection_limit
 from openodke.eval.stats.units import (
@@ -29,6 +35,9 @@ from openodke.eval.stats.units import (
 __all__ = ["Paired", "PairedDraws", "Verdict", "paired_documents", "paired_items"]
 
 Verdict = Literal["better", "worse", "inconclusive"]
+
+Z_80 = 0.841621
+"""z for 80% power: Φ⁻¹(0.80)."""
 
 
 class Paired(BaseModel):
@@ -52,8 +61,10 @@ class Paired(BaseModel):
     flip_share: float = Field(description="flips / items.")
     detection_limit: float | None = Field(
         description="Smallest change the set detects (95% confidence, 80% power), filled for "
-        "every verdict: Z·sqrt(flip_share/items) for items, Z × the bootstrap standard error "
-        "of B − A for documents."
+        "every verdict: Z·sqrt(flip_share/items) for items; for documents (√(n/(n−1))·t_ν + "
+        "z(0.80)·√(n/(n−1))) × the bootstrap standard error of B − A, the expanded interval's "
+        "critical point plus 80% power's (a true change of that size clears zero 80% of the "
+        "time)."
     )
     verdict: Verdict = Field(
         description="better or worse when the whole interval is above or below zero (items: "
@@ -142,9 +153,9 @@ def paired_documents(
             metric_jackknife(name, a, totals_a),
             metric_jackknife(name, b, totals_b),
         )
-        # Koehn's bootstrap gives the standard error of B − A directly; Z × it is the change
-        # this set detects at 95% confidence and 80% power (DECISIONS #29).
-        limit = Z_POWER * float(np.std(finite, ddof=1)) if finite.size >= 2 else None
+        # Koehn's bootstrap gives the standard error of B − A directly (DECISIONS #29); the
+        # detection limit is read off the interval itself (DECISIONS 162, in `_paired`).
+        spread = float(np.std(finite, ddof=1)) if finite.size >= 2 else None
         pairs[name], fell_back = _paired(
             a_value=scalar(metric_values(name, *totals_a)),
             b_value=scalar(metric_values(name, *totals_b)),
@@ -153,7 +164,8 @@ def paired_documents(
             jackknives=(jackknife_a, jackknife_b, jackknife_b - jackknife_a),
             items=n,
             flips=int(np.count_nonzero(~same)),
-            limit=limit,
+            limit=None,
+            spread=spread,
             p_value=None,
             level=level,
             resamples=resamples,
@@ -182,8 +194,13 @@ def _paired(
     resamples: int,
     seed: int | None,
     method: IntervalMethod,
+    spread: float | None = None,
 ) -> tuple[Paired, bool]:
-    """The Paired result, and whether B − A's range fell back from BCa."""
+    """The Paired result, and whether B − A's range fell back from BCa.
+
+    With `spread` (the bootstrap standard deviation of B − A, documents), the detection limit is
+    the change whose interval clears zero 80% of the time (`_limit`, DECISIONS 162).
+    """
     # B − A as each draw computes it (two roundings), so a draw equal to it ties exactly in
     # BCa's bias correction; `difference` may be the exact one-rounding value for items.
     estimate = None if a_value is None or b_value is None else b_value - a_value
@@ -198,6 +215,8 @@ def _paired(
 
     found = bounds(b_draws - a_draws, estimate, jackknife_difference)
     interval = None if found is None else (found.low, found.high)
+    if spread is not None:
+        limit = _limit(spread, items, level, degrees_of_freedom(jackknife_difference, items))
     verdict: Verdict = "inconclusive"
     # The interval of the paired difference (Koehn 2004); for right-or-wrong items the exact
     # McNemar test must agree, since a handful of one-way flips clears zero by chance.
@@ -225,3 +244,12 @@ def _paired(
         seed=seed,
     )
     return paired, found is not None and found.method == "expanded-percentile"
+
+
+def _limit(spread: float, units: int, level: float, df: int) -> float:
+    """(√(n/(n−1)) · t_ν + z(0.80) · √(n/(n−1))) × the bootstrap standard error of B − A: the
+    expanded interval's critical point (the one the verdict must clear, ν as the interval takes
+    it) plus 80% power's, on the widened standard error (DECISIONS 162)."""
+    if units < 2:
+        return Z_POWER * spread
+    return (-expanded_z(level, units, df) + Z_80 * math.sqrt(units / (units - 1))) * spread

@@ -6,17 +6,25 @@ its docstring. ``documents`` may be a DocumentIndex, so a harness's file names c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
-from openodke.interop.adapters._records import plain
+from openodke.interop.adapters._records import iter_records, plain
 from openodke.interop.adapters.graphrag import graphrag_notes, read_graphrag
-from openodke.interop.adapters.langchain import langchain_rows, read_langchain
-from openodke.interop.adapters.langextract import langextract_rows, read_langextract
+from openodke.interop.adapters.langchain import (
+    iter_langchain_rows,
+    langchain_rows,
+    read_langchain,
+)
+from openodke.interop.adapters.langextract import (
+    iter_langextract_rows,
+    langextract_rows,
+    read_langextract,
+)
 from openodke.interop.match import DocumentIndex
-from openodke.interop.triples import TripleRow, read_triples
+from openodke.interop.triples import TripleRow, iter_triples, read_triples
 from openodke.ontology.checks import did_you_mean
 from openodke.types import Document
 
@@ -27,6 +35,7 @@ __all__ = [
     "adapter_for",
     "adapter_notes",
     "graphrag_notes",
+    "iter_predictions",
     "langchain_rows",
     "langextract_rows",
     "plain",
@@ -83,6 +92,23 @@ def read_predictions(
 ) -> list[TripleRow]:
     """Read ``path`` with the named adapter; an unknown name is an InputError with a did-you-mean."""
     return ADAPTERS[_name(adapter)](path, documents)
+
+
+def iter_predictions(
+    path: str | Path,
+    adapter: str = "triples",
+    documents: Iterable[Document] | DocumentIndex = (),
+) -> Iterator[TripleRow]:
+    """:func:`read_predictions` one row at a time: triples rows, and LangChain and LangExtract
+    JSONL records, are read as they are turned into rows (GraphRAG's tables are read whole)."""
+    name = _name(adapter)
+    if name == "triples":
+        return iter_triples(path)
+    if name == "langchain":
+        return iter_langchain_rows(iter_records(path), documents, path=path)
+    if name == "langextract":
+        return iter_langextract_rows(iter_records(path), documents, path=path)
+    return iter(read_predictions(path, name, documents))
 
 
 def adapter_for(item: Any) -> str | None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable, Mapping
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +15,17 @@ from pydantic import BaseModel, ValidationError
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import validation_message
 from openodke.interop.match import DocumentIndex
-from openodke.safeio import JSONSyntaxError, iter_json_lines, parse_json, read_bytes
+from openodke.safeio import (
+    JSONSyntaxError,
+    first_line,
+    iter_json_lines,
+    max_line_bytes,
+    parse_json,
+    read_bytes,
+)
 from openodke.types import Document
 
-__all__ = ["Problem", "as_index", "plain", "read_records", "scalar", "why"]
+__all__ = ["Problem", "as_index", "iter_records", "plain", "read_records", "scalar", "why"]
 
 
 def as_index(documents: Iterable[Document] | DocumentIndex) -> DocumentIndex:
@@ -29,15 +38,38 @@ def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
 
     A JSON file's records have no line (None); a JSONL file's have their line number.
     """
+    return list(iter_records(path))
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[int | None, Any]]:
+    """:func:`read_records` one record at a time: a JSONL file's are read line by line."""
     name = str(path)
+    if _jsonl(name):  # one value on the first line and more after it: lines, never read whole
+        yield from iter_json_lines(path)
+        return
     data = read_bytes(name, what="a JSON or JSONL file")
     try:
         whole = parse_json(data, path=name)
     except JSONSyntaxError:
-        return list(iter_json_lines(path))
+        del data  # not one JSON document: lines, read in bounded pieces
+        yield from iter_json_lines(path)
+        return
     if isinstance(whole, list):
-        return [(None, record) for record in whole]
-    return [(None, whole)]
+        yield from ((None, record) for record in whole)
+    else:
+        yield None, whole
+
+
+def _jsonl(name: str) -> bool:
+    """Whether the file's first non-blank line is a JSON value of its own with more after it."""
+    try:
+        line = first_line(name, max_line_bytes())
+        if line is None or not line.strip():
+            return False
+        json.loads(line)
+        return os.stat(name).st_size > len(line) + 8  # a BOM, a line end, trailing blanks
+    except (InputError, OSError, ValueError, RecursionError):
+        return False  # the whole-file reader names the problem
 
 
 class Problem(InputError):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
-__all__ = ["langchain_rows", "parse_repr", "read_langchain"]
+__all__ = ["iter_langchain_rows", "langchain_rows", "parse_repr", "read_langchain"]
 
 _UNTYPED = {"", "node"}  # langchain's Node.type defaults to "Node": no type was given
 
@@ -59,8 +59,17 @@ def langchain_rows(
     path: str | Path = "returned documents",
 ) -> list[TripleRow]:
     """:func:`read_langchain` on records already read: ``(line, GraphDocument dict)`` pairs."""
+    return list(iter_langchain_rows(records, documents, path=path))
+
+
+def iter_langchain_rows(
+    records: Iterable[tuple[int | None, Any]],
+    documents: Iterable[Document] | DocumentIndex,
+    *,
+    path: str | Path = "returned documents",
+) -> Iterator[TripleRow]:
+    """:func:`langchain_rows` one row at a time, as the records are read."""
     index = as_index(documents)
-    rows: list[TripleRow] = []
     for number, (line, record) in enumerate(records, start=1):
         try:
             graph = _unwrap(record)
@@ -76,15 +85,15 @@ def langchain_rows(
         doc_ref = _document(graph.get("source"), index, number)
         for position, relation in enumerate(graph.get("relationships") or []):
             try:
-                rows.append(_relation_row(relation, doc_ref))
+                row = _relation_row(relation, doc_ref)
             except (KeyError, TypeError, ValueError, ValidationError) as error:
                 raise Problem(
                     f"relationships[{position}]: {why(error)}", path=path, line=line, number=number
                 ) from None
+            yield row
         for node in graph.get("nodes") or []:
             if isinstance(node, dict):
-                rows.extend(_property_rows(node, doc_ref))
-    return rows
+                yield from _property_rows(node, doc_ref)
 
 
 def _unwrap(value: Any) -> Any:

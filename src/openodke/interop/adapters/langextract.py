@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
-__all__ = ["langextract_rows", "read_langextract"]
+__all__ = ["iter_langextract_rows", "langextract_rows", "read_langextract"]
 
 SUBJECT_KEYS = ("subject", "source", "head")
 OBJECT_KEYS = ("object", "target", "tail")
@@ -71,8 +71,17 @@ def langextract_rows(
     path: str | Path = "returned documents",
 ) -> list[TripleRow]:
     """:func:`read_langextract` on records already read: ``(line, annotated document dict)``."""
+    return list(iter_langextract_rows(records, documents, path=path))
+
+
+def iter_langextract_rows(
+    records: Iterable[tuple[int | None, Any]],
+    documents: Iterable[Document] | DocumentIndex,
+    *,
+    path: str | Path = "returned documents",
+) -> Iterator[TripleRow]:
+    """:func:`langextract_rows` one row at a time, as the records are read."""
     index = as_index(documents)
-    rows: list[TripleRow] = []
     for number, (line, record) in enumerate(records, start=1):
         if not isinstance(record, dict) or not isinstance(record.get("extractions", []), list):
             raise Problem(
@@ -86,13 +95,13 @@ def langextract_rows(
         extractions = record.get("extractions") or []
         for position, extraction in enumerate(extractions):
             try:
-                rows.extend(_rows(extraction, doc_ref, text, shift))
+                found = _rows(extraction, doc_ref, text, shift)
             except (KeyError, TypeError, ValueError, ValidationError) as error:
                 raise Problem(
                     f"extractions[{position}]: {why(error)}", path=path, line=line, number=number
                 ) from None
-        rows.extend(_group_rows(extractions, doc_ref, text, shift))
-    return rows
+            yield from found
+        yield from _group_rows(extractions, doc_ref, text, shift)
 
 
 def _group_key(key: str) -> bool:

@@ -29,6 +29,12 @@ class Reply:
     model: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
+    finish_reason: str | None = None
+    """Why the model stopped, in the provider's words (``stop``, ``length``, ``max_tokens``...)."""
+    cut_off: bool = False
+    """The answer stopped at the token cap (``length``, ``max_tokens``)."""
+    refusal: str | None = None
+    """The model declined: its refusal text ('' when it gave none); None when it did not."""
 
 
 def plain_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -68,6 +74,10 @@ class Provider(ABC):
         """The base URL: ``base_url``, else the base variable, else the default; no trailing slash."""
         base = spec.base_url or (env.get(self.base_env) if self.base_env else None)
         return (base or self.default_base).rstrip("/")
+
+    def schema_sent(self, schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """The schema as this protocol sends it, which is what an answer is checked against."""
+        return schema
 
     @abstractmethod
     def url(self, spec: ModelSpec, env: Mapping[str, str]) -> str:

@@ -71,10 +71,14 @@ class Ollama(Provider):
         return merge_extra(body, extra)
 
     def read(self, payload: Any) -> Reply:
-        """``message.content``; tokens from ``prompt_eval_count`` and ``eval_count``."""
+        """``message.content``; ``done_reason`` (``length`` is a cut-off); tokens from
+        ``prompt_eval_count`` and ``eval_count``."""
+        done = payload.get("done_reason")
         return Reply(
             text=str(payload["message"]["content"] or ""),
             model=payload.get("model"),
             prompt_tokens=tokens(payload.get("prompt_eval_count")),
             completion_tokens=tokens(payload.get("eval_count")),
+            finish_reason=done if isinstance(done, str) else None,
+            cut_off=done == "length",
         )

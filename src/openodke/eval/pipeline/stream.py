@@ -1,0 +1,228 @@
+"""Predictions that are not Fact rows, read straight into the engine's columns, at any size.
+
+Triples rows and adapters' rows are read one at a time (:func:`~openodke.interop.adapters.
+iter_predictions`), each matched to its document (:class:`~openodke.interop.match.RowMatcher`)
+and made a Fact (:func:`~openodke.interop.to_fact`), exactly as :func:`~openodke.eval.pipeline.
+collect` does; every :data:`BLOCK` Facts are hashed into :class:`~openodke.eval.engine.columns.
+FactColumns` (with their fact checks) and dropped. What stays is the columns and each matched
+row's line offset (:class:`FileTriples`; an adapter's rows packed as JSON, :class:`PackedRows`), from which the few rows the diagnosis reads in words
+are made again. So memory follows the columns, not a Fact per row (bench/predictions_memory.py).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from openodke.eval.engine.columns import FactColumns, cited_block, cited_column
+from openodke.eval.engine.rows import ModelRows
+from openodke.eval.pipeline.collect import check_last_line
+from openodke.eval.pipeline.evaluate import (
+    DiagnosisOptions,
+    PipelineInputs,
+    PipelineResult,
+    score_fact_file,
+    score_streamed,
+)
+from openodke.eval.pipeline.fact_checks import FactChecks
+from openodke.eval.report.build import Usage
+from openodke.interop import (
+    EVIDENCE_KINDS,
+    DocumentIndex,
+    TripleRow,
+    evidence_kind,
+    is_fact_rows,
+    to_fact,
+)
+from openodke.interop.adapters import adapter_notes, iter_predictions
+from openodke.interop.match import RowMatcher
+from openodke.interop.triples import iter_triples_at, triples_at
+from openodke.ontology import Ontology
+from openodke.types import Document, Fact
+
+__all__ = ["BLOCK", "FileTriples", "PackedRows", "Streamed", "score_predictions", "stream_columns"]
+
+BLOCK = 1024
+"""Facts hashed into columns at once (then dropped)."""
+
+_PENDING = ModelRows(())  # a block's rows before the whole stream's are known
+_NOT_JSONL = frozenset({"graphrag"})
+
+
+class PackedRows:
+    """Matched rows kept as their JSON in one buffer, made into Facts again when fetched
+    (the same document, the same ontology, so the same Fact but for a fresh ``id`` when the
+    row set none). An adapter's rows: they have no line of their own to read again."""
+
+    def __init__(self, index: DocumentIndex, ontology: Ontology | None) -> None:
+        self.index = index
+        self.ontology = ontology
+        self._data = bytearray()
+        self._starts = array("q", [0])
+
+    def add(self, row: TripleRow, offset: int) -> None:
+        """Keep ``row`` (only the fields it set)."""
+        self._data += row.model_dump_json(exclude_unset=True).encode("utf-8")
+        self._starts.append(len(self._data))
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    def fetch(self, rows: Sequence[int]) -> list[Any]:
+        """The Facts of ``rows``, in that order."""
+        data, starts = self._data, self._starts
+        return [
+            self._fact(TripleRow.model_validate_json(bytes(data[starts[i] : starts[i + 1]])))
+            for i in rows
+        ]
+
+    def _fact(self, row: TripleRow) -> Fact:
+        return to_fact(row, self.index.get(row.doc), self.ontology)
+
+
+class FileTriples(PackedRows):
+    """Matched triples rows kept as the offsets of their lines (8 bytes a row), read again
+    from the file when fetched."""
+
+    def __init__(self, path: Path, index: DocumentIndex, ontology: Ontology | None) -> None:
+        super().__init__(index, ontology)
+        self.path = path
+        self._offsets = array("q")
+
+    def add(self, row: TripleRow, offset: int) -> None:
+        """Keep where ``row``'s line starts."""
+        self._offsets.append(offset)
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    def fetch(self, rows: Sequence[int]) -> list[Any]:
+        """The Facts of ``rows``, read again from their lines."""
+        offsets = self._offsets
+        return [self._fact(row) for row in triples_at(self.path, (offsets[i] for i in rows))]
+
+
+@dataclass
+class Streamed:
+    """The predictions as columns, with what was read, dropped and noted on the way."""
+
+    columns: FactColumns
+    rows_read: int = 0
+    dropped: int = 0
+    notes: list[str] = field(default_factory=list)
+    evidence_kinds: dict[str, int] = field(default_factory=dict)
+
+
+def stream_columns(
+    path: str | Path,
+    documents: Sequence[Document],
+    *,
+    ontology: Ontology | None = None,
+    adapter: str = "triples",
+    names: Mapping[str, str] | None = None,
+    from_command: bool = False,
+    checks: FactChecks | None = None,
+) -> Streamed:
+    """Read a triples or adapter file into columns: :func:`~openodke.eval.pipeline.collect`'s
+    rows, matches, notes and errors (a half-written last line, a bad row at ``path:line``),
+    without holding a Fact per row. With ``checks``, each row's fact-check flags too."""
+    source = Path(path)
+    if adapter.strip().casefold() not in _NOT_JSONL:
+        check_last_line(source, from_command=from_command)  # before any row: as collect does
+    index = DocumentIndex(documents, names=names)
+    matcher = RowMatcher(index)
+    triples = adapter.strip().casefold() == "triples"
+    kept = FileTriples(source, index, ontology) if triples else PackedRows(index, ontology)
+    kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
+    shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
+    parts: list[FactColumns] = []
+    block: list[Fact] = []
+    read = 0
+    rows: Iterator[tuple[int, TripleRow]] = (
+        iter_triples_at(source)
+        if triples
+        else ((0, row) for row in iter_predictions(source, adapter, index))
+    )
+    said: list[str] = []
+    if adapter.strip().casefold() in _NOT_JSONL:  # tables, read whole: their notes need them all
+        listed = list(rows)
+        said = adapter_notes(adapter, [row for _, row in listed], ontology)
+        rows = iter(listed)
+    for offset, row in rows:
+        read += 1
+        doc = matcher.document(row)
+        if doc is None:
+            continue
+        kinds[evidence_kind(row, doc)] += 1
+        kept.add(row, offset)
+        block.append(to_fact(row, doc, ontology))
+        if len(block) == BLOCK:
+            parts.append(_columns(block, shared, checks))
+            block = []
+    if block or not parts:
+        parts.append(_columns(block, shared, checks))
+    matched = matcher.result([])
+    columns = FactColumns.concat(parts, kept)
+    return Streamed(
+        columns=columns,
+        rows_read=read,
+        dropped=matched.dropped,
+        notes=[*matched.notes, *said],
+        evidence_kinds=kinds,
+    )
+
+
+def _columns(
+    facts: list[Fact],
+    shared: tuple[dict[int, str], dict[int, str], dict[int, str]],
+    checks: FactChecks | None,
+) -> FactColumns:
+    """One block's columns, sharing the names of documents, predicates and types."""
+    names, predicates, types = shared
+    docs = cited_block(facts, names) if facts else cited_column([])
+    columns = FactColumns.build(facts, docs, _PENDING, predicates, types)
+    if checks is not None:
+        columns.flags = checks.flags(facts, docs) if facts else np.zeros(0, np.int8)
+    return columns
+
+
+def score_predictions(
+    predictions: Path,
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    adapter: str = "triples",
+    names: Mapping[str, str] | None = None,
+    from_command: bool = False,
+    run_inputs: dict[str, str] | None = None,
+    diagnosis: DiagnosisOptions | None = None,
+    usage: Usage | None = None,
+) -> PipelineResult:
+    """Score a pipeline's output file against labels, read straight into columns: a file of Fact
+    rows by the engine's loader (:func:`~openodke.eval.pipeline.evaluate.score_fact_file`),
+    triples rows or an adapter's output by :func:`stream_columns`. ``inputs`` come from
+    ``label_inputs(..., load_gold=False)``; the report is what
+    :func:`~openodke.eval.pipeline.evaluate.score_pipeline` gives on the collected Facts."""
+    if adapter.strip().casefold() not in _NOT_JSONL:
+        check_last_line(predictions, from_command=from_command)
+    common: dict[str, Any] = {"run_inputs": run_inputs, "diagnosis": diagnosis, "usage": usage}
+    if predictions.is_file() and is_fact_rows(predictions):
+        return score_fact_file(predictions, labels, inputs, **common)
+
+    def read(checks: FactChecks) -> tuple[FactColumns, list[str]]:
+        streamed = stream_columns(
+            predictions,
+            inputs.documents,
+            ontology=inputs.ontology,
+            adapter=adapter,
+            names=names,
+            checks=checks,
+        )
+        return streamed.columns, streamed.notes
+
+    return score_streamed(read, labels, inputs, **common)
