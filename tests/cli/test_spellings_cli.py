@@ -124,7 +124,7 @@ def test_a_type_map_target_no_one_declares_is_exit_2_naming_it(tmp_path):
     )  # fmt: skip
     assert result.exit_code == 2, result.stderr
     assert "'Compnay'" in result.stderr and "'Towns'" in result.stderr
-    assert "types.json" in result.stderr and "Traceback" not in result.stderr
+    assert "--type-map" in result.stderr and "Traceback" not in result.stderr
 
 
 # --- 2. conformance after --type-map ---------------------------------------------------------

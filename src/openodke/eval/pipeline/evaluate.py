@@ -414,7 +414,7 @@ def score_streamed(
     stream_columns` on triples rows or an adapter's output), so ``facts`` is empty."""
     from openodke.eval.engine.fastload import load_gold_answered, paused_gc
 
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     with paused_gc():
         gold = load_gold_answered(labels, _texts(inputs, diagnosis))
     said, read_notes = predictions(checks)
