@@ -68,12 +68,7 @@ def __getattr__(name: str) -> Any:
     elif name == "Validator":  # the model layer, grounding and every stage
         from openodke.validate import Validator as value
     elif name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
-
-        try:
-            value = version("openodke")
-        except PackageNotFoundError:  # pragma: no cover - a source tree without install
-            value = "0.0.0"
+        from openodke._version import __version__ as value
     else:
         raise AttributeError(f"module 'openodke' has no attribute {name!r}")
     globals()[name] = value

@@ -31,7 +31,7 @@ def boom(*args, **kwargs):
 
 
 def test_an_unexpected_exception_is_one_line_naming_command_inputs_and_debug(items, monkeypatch):
-    monkeypatch.setattr("openodke.cli.eval_compare.compare_runs", boom)
+    monkeypatch.setattr("openodke.eval.compare.compare_runs", boom)
     a, b = items
     result = run_odke("eval", "compare", str(a), str(b))
     assert result.exit_code == 1
@@ -43,7 +43,7 @@ def test_an_unexpected_exception_is_one_line_naming_command_inputs_and_debug(ite
 
 @pytest.mark.parametrize("where", ["first", "last"])
 def test_debug_anywhere_on_the_line_shows_the_traceback(items, monkeypatch, where):
-    monkeypatch.setattr("openodke.cli.eval_compare.compare_runs", boom)
+    monkeypatch.setattr("openodke.eval.compare.compare_runs", boom)
     a, b = items
     args = ["eval", "compare", str(a), str(b)]
     args = ["--debug", *args] if where == "first" else [*args, "--debug"]

@@ -98,7 +98,13 @@ def test_a_rerun_from_the_cache_makes_no_call(twice: dict[str, Any]) -> None:
     # Validator wrote are among them): its first grounding is the Validator's question, cached;
     # the lenient judge's 25 candidate pairs read 25 distinct questions, in both orders.
     assert (asked, asked_again) == (165 + 2 * 152 + 2 * 25, 0)
-    assert first.stdout == again.stdout.replace("2.jsonl", "1.jsonl")
+
+    # the same output but what the calls cost: the rerun's are all cached, free
+    def uncosted(text: str) -> list[str]:
+        return [line for line in text.splitlines() if "model cost" not in line]
+
+    assert uncosted(first.stdout) == uncosted(again.stdout.replace("2.jsonl", "1.jsonl"))
+    assert "model cost" in first.stdout and "$0.0000" not in first.stdout.split("model cost")[1]
     out = twice["out"]
     assert _read(out, "adjudicated1.jsonl") == _read(out, "adjudicated2.jsonl")
     first_pairs, cached_pairs = _read(out, "pairs1.jsonl"), _read(out, "pairs2.jsonl")

@@ -138,7 +138,10 @@ def test_the_report_says_which_judge_ran(validated: tuple[CliResult, dict[str, A
         }
     ]
     assert report["bootstrap"]["method"] == "expanded-bca"
-    assert "model calls: validator 166 (recorded answers)" in report["notes"]
+    assert (
+        "model cost: ground (validator) 166 calls (recorded answers: no tokens, no cost)"
+        in report["notes"]
+    )
 
 
 def _triples(tmp_path: Path, **gate: Any) -> Path:

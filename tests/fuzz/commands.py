@@ -72,6 +72,8 @@ def _movie_set() -> dict[str, str | bytes]:
 _STAGES = _merged(seeds.stage_files)
 _PIPE = _merged(seeds.pipeline_files)
 _JUDGE = _merged(seeds.judge_files)
+_ADAPTERS = _merged(seeds.adapter_files)
+_REPORT = _merged(seeds.report_files)
 _OUT = ("--items", "out/items.jsonl", "--report", "out/report.json")
 _PY = sys.executable
 
@@ -158,6 +160,25 @@ COMMANDS: tuple[Command, ...] = (
             "--ontology", "ontology.yaml", "--config", "odke.yaml", "-o", "out/v"), _PIPE,
             {"triples.jsonl": "jsonl", "texts": "folder", "ontology.yaml": "yaml",
              "odke.yaml": "yaml", "ground.json": "json"}, frozenset({0, 1, 2})),
+    # Added since issue 13 (issue 22): adapters, label convert, ontology tools, report pages.
+    Command("eval pipeline langextract", ("eval", "pipeline", "--labels", "gold.jsonl",
+            "--documents", "texts", "--predictions", "annotated.jsonl", "--adapter",
+            "langextract", *_OUT), _ADAPTERS,
+            {"annotated.jsonl": "jsonl", "gold.jsonl": "jsonl", "texts": "folder"}),
+    Command("eval pipeline langchain", ("eval", "pipeline", "--labels", "gold.jsonl",
+            "--documents", "texts", "--predictions", "graph.json", "--adapter", "langchain",
+            *_OUT), _ADAPTERS, {"graph.json": "json", "texts/halden.txt": "text"}),
+    Command("label convert", ("label", "convert", "triples.jsonl", "--ontology",
+            "ontology.json", "--documents", "docs.jsonl", "-o", "out/gold.jsonl"), _PIPE,
+            {"triples.jsonl": "jsonl", "ontology.json": "json", "docs.jsonl": "jsonl"}),
+    Command("ontology validate", ("ontology", "validate", "ontology.yaml"), _PIPE,
+            {"ontology.yaml": "yaml"}, frozenset({0, 1, 2})),
+    Command("ontology diff", ("ontology", "diff", "ontology.json", "ontology.yaml"), _PIPE,
+            {"ontology.json": "json", "ontology.yaml": "yaml"}, frozenset({0, 1, 2})),
+    Command("ontology snippet", ("ontology", "snippet", "ontology.yaml", "Person"), _PIPE,
+            {"ontology.yaml": "yaml"}),
+    Command("report html", ("report", "html", "report.json", "--documents", "docs.jsonl",
+            "-o", "out/report.html"), _REPORT, {"report.json": "json", "docs.jsonl": "jsonl"}),
 )  # fmt: skip
 """Every command, over valid seed files."""
 

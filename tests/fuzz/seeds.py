@@ -13,6 +13,8 @@ from typing import Any
 
 from tests.conftest import DATA
 
+_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
 TEKGEN = DATA / "text2kgbench" / "wikidata_tekgen"
 
 
@@ -148,7 +150,8 @@ def stage_files() -> dict[str, str]:
 
 def pipeline_files() -> dict[str, str]:
     """Gold, documents (JSONL and a folder), triples, an ontology, a trace and a reference."""
-    report = {"schema_version": "1.4", "fixes": []}
+    # --reference must be a whole eval report (issue 17): a saved one
+    report = json.loads((_FIXTURES / "reports" / "report-1.4.json").read_text(encoding="utf-8"))
     return {
         "gold.jsonl": _jsonl(GOLD),
         "docs.jsonl": _jsonl([{"id": "d1", "text": ADA}, {"id": "d2", "text": BABBAGE}]),
@@ -253,3 +256,36 @@ def judge_files() -> dict[str, str | bytes]:
         text = sheet.read_text(encoding="utf-8").replace("- [ ] supported", "- [x] supported")
     files["sheets/sheet-001.md"] = text
     return files
+
+
+def adapter_files() -> dict[str, str | bytes]:
+    """LangExtract and LangChain output over two texts, with their gold (tests/fixtures/adapters)."""
+    from tests.interop.test_adapters_real_output import GOLD
+
+    adapters = _FIXTURES / "adapters"
+    rows = []
+    for doc, subject, predicate, obj in GOLD:
+        fact: dict = {
+            "subject": {"key": subject, "type": subject.split(":")[0]},
+            "predicate": predicate,
+        }
+        if isinstance(obj, int):
+            fact["object_value"] = obj
+        else:
+            fact["object_entity"] = {"key": obj, "type": obj.split(":")[0]}
+        rows.append({"doc_id": doc, "fact": fact})
+    return {
+        "gold.jsonl": _jsonl(rows),
+        "texts/halden.txt": (adapters / "texts" / "halden.txt").read_bytes(),
+        "texts/veska.txt": (adapters / "texts" / "veska.txt").read_bytes(),
+        "annotated.jsonl": (adapters / "langextract" / "annotated.jsonl").read_bytes(),
+        "graph.json": (adapters / "langchain" / "graph_documents.json").read_bytes(),
+    }
+
+
+def report_files() -> dict[str, str | bytes]:
+    """A saved report (schema 1.4) and documents, for odke report."""
+    return {
+        "report.json": (_FIXTURES / "reports" / "report-1.4.json").read_bytes(),
+        "docs.jsonl": _jsonl([{"id": "d1", "text": ADA}, {"id": "d2", "text": BABBAGE}]),
+    }

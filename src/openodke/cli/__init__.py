@@ -14,6 +14,12 @@ def entry(argv: list[str] | None = None) -> None:
     """Run ``odke``: load the commands, then hand over to :func:`openodke.cli.main.main`."""
     import sys
 
+    args = sys.argv[1:] if argv is None else argv
+    if [word for word in args if word != "--debug"][:1] == ["--version"]:
+        from openodke.cli.version import version_text
+
+        sys.stdout.write(version_text())  # before typer and the commands load: at once
+        sys.exit(0)
     try:
         from openodke.cli import signals
 

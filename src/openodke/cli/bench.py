@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from openodke.bench.prepare import PrepareResult, prepare_redocred, prepare_text2kgbench
 from openodke.cli.options import (
     BudgetCalls,
     BudgetUsd,
@@ -20,6 +19,9 @@ from openodke.cli.options import (
     give_prices,
     write_page,
 )
+
+if TYPE_CHECKING:
+    from openodke.bench.prepare import PrepareResult
 from openodke.errors import InputError
 
 __all__ = ["register"]
@@ -46,6 +48,8 @@ def _prepare(
     paper: bool,
     max_tokens: int | None,
 ) -> PrepareResult:
+    from openodke.bench.prepare import prepare_redocred, prepare_text2kgbench
+
     if not data_dir.is_dir():
         raise InputError("no such folder (DATA_DIR)", path=str(data_dir))
     if dataset == "redocred":

@@ -5,21 +5,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.cli import style
 from openodke.cli.options import Html, write_page
 from openodke.errors import CompareGateFailed, InputError
-from openodke.eval.compare import Comparison, compare_runs, render_comparison
-from openodke.eval.diagnosis.track_record import (
-    TRACK_RECORD,
-    check_fix_id,
-    record_comparison,
-    render_measured,
-)
-from openodke.eval.report.build import from_comparison, write_report
+
+if TYPE_CHECKING:
+    from openodke.eval.compare import Comparison
 
 __all__ = ["DESCRIBE", "gate_failures", "register"]
 
@@ -111,6 +106,10 @@ def compare(
     html: Html = None,
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
+    from openodke.eval.compare import compare_runs, render_comparison
+    from openodke.eval.diagnosis.track_record import check_fix_id
+    from openodke.eval.report.build import from_comparison, write_report
+
     if describe:
         typer.echo(DESCRIBE, nl=False)
         return
@@ -146,6 +145,12 @@ def _track(
 ) -> None:
     """Append what B measured to the track record (given, or beside A's or B's items); when
     one is in play, say why nothing was recorded, if nothing was."""
+    from openodke.eval.diagnosis.track_record import (
+        TRACK_RECORD,
+        record_comparison,
+        render_measured,
+    )
+
     if path is None:
         found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
         if not found:

@@ -34,17 +34,15 @@ from openodke.cli.options import (
     write_page,
 )
 from openodke.errors import InputError
-from openodke.eval.engine.fastload import load_both, load_gold, paused_gc, without_gc
-from openodke.eval.engine.identity import Identity
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.stages.extract import ExtractionScore, score_keys
-from openodke.eval.stages.first_warnings import first_warnings
-from openodke.eval.stages.gold_rows import is_triples_file
-from openodke.eval.stages.labels import describe
+from openodke.eval.engine.pause import paused_gc, without_gc
 
+# The engine, the evaluators and the report models are imported where they are used, so that
+# `odke eval extract --help` loads none of them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from openodke.eval.engine.identity import Identity
     from openodke.eval.pipeline.findings import Findings
     from openodke.eval.report.models import EvalReport
+    from openodke.eval.stages.extract import ExtractionScore
     from openodke.eval.stages.stage_report import StageReport
     from openodke.ontology import Ontology as OntologyModel
     from openodke.types import Document
@@ -80,6 +78,10 @@ def score_extract_files(
     """Score a GoldFact file against a Fact file, each read straight to columns (with the
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
+    from openodke.eval.engine.fastload import load_both
+    from openodke.eval.stages.extract import score_keys
+    from openodke.eval.stages.gold_rows import is_triples_file
+
     if is_triples_file(labels):  # gold as triples rows: read as predictions are
         from openodke.eval.engine.columns import FactColumns
         from openodke.eval.engine.fastload import load_facts
@@ -141,7 +143,12 @@ def extract(
 
     --fail-under X: exit 1 when the low end of the F1 range (95%, over documents) is under X.
     """
+    from openodke.eval.engine.identity import Identity
+    from openodke.eval.engine.jsonl import write_outputs
+
     if describe_:
+        from openodke.eval.stages.labels import describe
+
         typer.echo(describe("extract"))
         return
     from openodke.eval.report.floors import parse_floors
@@ -221,8 +228,11 @@ def _score_run(
 ) -> ExtractionScore:
     """Run an extractor over the documents and score what it gives."""
     from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.engine.fastload import load_gold
     from openodke.eval.pipeline import collect
     from openodke.eval.pipeline.callable import run_each
+    from openodke.eval.stages.extract import score_keys
+    from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.protocols import load_stage
 
     if docs is None:
@@ -278,6 +288,7 @@ def echo_first(score: ExtractionScore) -> tuple[str, ...]:
     """Print what must be said before any table (nothing in common, near misses), then a blank
     line; return those lines, which the notes below then leave out."""
     from openodke.cli import style
+    from openodke.eval.stages.first_warnings import first_warnings
 
     first = tuple(first_warnings(score))
     for line in style.first_warnings(first):

@@ -8,25 +8,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.cli import options as opt
 from openodke.cli.options import naming
 from openodke.errors import InputError
-from openodke.eval.judges.cards import judge_line, trust_note
-from openodke.eval.judges.inputs import TextLookup, judge_of_run, labels_by_fact
-from openodke.eval.judges.label_kinds import grounding_item, refusal_item
-from openodke.eval.judges.pool import pooled_recall, render_pool
-from openodke.eval.judges.precision import by_predicate, draw, judged_precision, render_judged
-from openodke.eval.judges.refusal_sample import draw_refusals, strata_sizes
-from openodke.eval.judges.refusal_sources import passage_of, read_refusals
-from openodke.eval.judges.sheets import write_sheets
-from openodke.eval.refusals import RefusalLabel, report_refusals
-from openodke.eval.report.build import from_stage, write_report
-from openodke.eval.stages.stage_report import StageReport
-from openodke.safeio import load_jsonl
+
+if TYPE_CHECKING:
+    from openodke.eval.judges.inputs import TextLookup
 
 __all__ = ["pool", "precision", "refusals", "register"]
 
@@ -57,6 +48,8 @@ def register(eval_app: typer.Typer) -> None:
 
 
 def _texts(documents: Path | None) -> TextLookup | None:
+    from openodke.eval.judges.inputs import TextLookup
+
     if documents is None:
         return None
     from openodke.documents import load_documents
@@ -79,7 +72,15 @@ def precision(
     as_json: opt.AsJson = False,
 ) -> None:
     """Judged precision, and with --labels the prediction-powered estimate."""
+    from openodke.eval.judges.cards import judge_line, trust_note
+    from openodke.eval.judges.inputs import judge_of_run, labels_by_fact
+    from openodke.eval.judges.label_kinds import grounding_item
+    from openodke.eval.judges.precision import by_predicate, draw, judged_precision, render_judged
+    from openodke.eval.judges.refusal_sources import passage_of
+    from openodke.eval.judges.sheets import write_sheets
+    from openodke.eval.report.build import from_stage, write_report
     from openodke.eval.stages.spans import load_facts
+    from openodke.eval.stages.stage_report import StageReport
 
     rows = load_facts(facts)
     if make_sheet is not None:
@@ -176,7 +177,10 @@ def pool(
     as_json: opt.AsJson = False,
 ) -> None:
     """Pooled relative recall over several runs, with a bootstrap range over documents."""
+    from openodke.eval.judges.pool import pooled_recall, render_pool
+    from openodke.eval.report.build import from_stage, write_report
     from openodke.eval.stages.spans import load_facts
+    from openodke.eval.stages.stage_report import StageReport
 
     named = [(_run_name(path), load_facts(path)) for path in runs]
     units = None
@@ -227,6 +231,14 @@ def refusals(
     as_json: opt.AsJson = False,
 ) -> None:
     """Sample what a grounder refused for a person to judge, or score the judged sample."""
+    from openodke.eval.judges.label_kinds import refusal_item
+    from openodke.eval.judges.refusal_sample import draw_refusals, strata_sizes
+    from openodke.eval.judges.refusal_sources import read_refusals
+    from openodke.eval.judges.sheets import write_sheets
+    from openodke.eval.refusals import RefusalLabel, report_refusals
+    from openodke.eval.report.build import from_stage, write_report
+    from openodke.safeio import load_jsonl
+
     found = []
     texts = _texts(documents)
     for run in runs or []:

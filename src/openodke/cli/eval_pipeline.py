@@ -37,23 +37,16 @@ from openodke.cli.options import (
     write_page,
 )
 from openodke.errors import InputError
-from openodke.eval.diagnosis.track_record import default_path, record_prediction, sha256_text
-from openodke.eval.engine.fastload import without_gc
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.pipeline.api import is_submission, pipeline_run
-from openodke.eval.pipeline.evaluate import PipelineResult
-from openodke.eval.pipeline.extras import Extended, with_small_set_note
-from openodke.eval.pipeline.findings import render_findings
-from openodke.eval.pipeline.judge_client import ModelOptions
-from openodke.eval.report.build import report_json
-from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
-from openodke.eval.report.render import render_report
-from openodke.interop.describe import describe_pipeline
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.evaluate import PipelineResult
+    from openodke.eval.pipeline.extras import Extended
+from openodke.eval.engine.pause import without_gc
 
 if TYPE_CHECKING:
     from openodke.types import Document
 
-__all__ = ["is_submission", "register"]
+__all__ = ["register"]
 
 Opt = typer.Option
 
@@ -122,6 +115,12 @@ def pipeline(
     --fail-under X gates the pipeline's own row (exit 1 when the low end of its range is under
     X): --fail-under 0.7 --fail-under precision=0.8.
     """
+    from openodke.eval.diagnosis.track_record import default_path
+    from openodke.eval.pipeline.api import pipeline_run
+    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.report.floors import parse_floors
+    from openodke.interop.describe import describe_pipeline
+
     give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
@@ -200,6 +199,14 @@ def _emit(
     html: Path | None = None,
     documents: Sequence[Document] = (),
 ) -> None:
+    from openodke.eval.diagnosis.track_record import record_prediction, sha256_text
+    from openodke.eval.engine.jsonl import write_outputs
+    from openodke.eval.pipeline.extras import with_small_set_note
+    from openodke.eval.pipeline.findings import render_findings
+    from openodke.eval.report.build import report_json
+    from openodke.eval.report.floors import check_floors, enforce_floors
+    from openodke.eval.report.render import render_report
+
     result = with_small_set_note(result)
     gated = check_floors(result.report, floors, row=result.report.rows[0].name)
     result = replace(result, report=gated)

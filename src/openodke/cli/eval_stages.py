@@ -9,44 +9,30 @@ labels. Unreadable input exits 2 with ``path:line: what is wrong``; a ``--run`` 
 exits 1.
 """
 
+from __future__ import annotations
+
+import importlib
 import inspect
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import BaseModel
 
 from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import write_outputs
-from openodke.eval.report.build import from_stage, report_json
-from openodke.eval.stages.gate import evaluate_gate, gate_items, gate_labels
-from openodke.eval.stages.ground import evaluate_grounding, ground_labels, grounding_items
-from openodke.eval.stages.labels import (
-    CalibrationLabel,
-    GateLabel,
-    GroundingLabel,
-    LinkRow,
-    PairLabel,
-    RouteLabel,
-    RoutePrediction,
-    ValidationPrediction,
-    describe,
-)
-from openodke.eval.stages.resolve import evaluate_resolution, load_links
-from openodke.eval.stages.route import evaluate_routing, route_labels, routing_items
-from openodke.eval.stages.score import evaluate_calibration, score_labels
-from openodke.eval.stages.spans import evaluate_spans, load_facts
-from openodke.eval.stages.stage_report import StageReport
-from openodke.protocols import load_stage
-from openodke.safeio import load_jsonl
+
+# The evaluators and label rows are named here and imported when a command runs, so that
+# `odke eval <stage> --help` loads none of them (tests/cli/test_startup.py).
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from openodke.eval.stages.labels import LinkRow
+    from openodke.eval.stages.stage_report import StageReport
 
 __all__ = ["STAGES", "StageSpec", "register", "stage_command"]
-
-M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -55,8 +41,8 @@ class StageSpec:
 
     name: str
     help: str
-    label: type[BaseModel]
-    """The label row, read from ``--labels``."""
+    label: str
+    """The label row, read from ``--labels``: its name in :mod:`openodke.eval.stages.labels`."""
     read: Callable[[Path], Sequence[Any]]
     """The prediction rows, from the ``--predictions`` path."""
     run: Callable[[object, list[Any]], Sequence[Any]] | None
@@ -78,11 +64,39 @@ class StageSpec:
 
 
 def _links(path: Path) -> list[LinkRow]:
+    from openodke.eval.stages.resolve import load_links
+
     return load_links(path / "links.jsonl" if path.is_dir() else path)
 
 
-def _rows(model: type[M]) -> Callable[[Path], list[M]]:
-    return lambda path: load_jsonl(path, model)
+def _rows(model: str) -> Callable[[Path], list[Any]]:
+    """Rows of the label module's ``model``, read from a path."""
+
+    def read(path: Path) -> list[Any]:
+        from openodke.safeio import load_jsonl
+
+        return load_jsonl(path, _label_row(model))
+
+    return read
+
+
+def _label_row(name: str) -> type[BaseModel]:
+    from openodke.eval.stages import labels
+
+    return getattr(labels, name)  # type: ignore[no-any-return]
+
+
+def _late(target: str) -> Callable[..., Any]:
+    """The function ``module:name`` names, imported when first called."""
+    module, name = target.split(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    return call
+
+
+_STAGES = "openodke.eval.stages"
 
 
 _SIMILAR_AS_SAME = inspect.Parameter(
@@ -99,31 +113,31 @@ STAGES: tuple[StageSpec, ...] = (
         name="route",
         help="Score a router: per-label P/R/F1, confusion, facts_skipped.\n\n"
         "Example: odke eval route --labels route.jsonl --run mypackage.routers:MarketingRouter",
-        label=RouteLabel,
-        read=_rows(RoutePrediction),
-        run=route_labels,
-        evaluate=evaluate_routing,
-        items=routing_items,
+        label="RouteLabel",
+        read=_rows("RoutePrediction"),
+        run=_late(f"{_STAGES}.route:route_labels"),
+        evaluate=_late(f"{_STAGES}.route:evaluate_routing"),
+        items=_late(f"{_STAGES}.route:routing_items"),
         required="RoutePrediction rows, or --run pkg.mod:Router",
     ),
     StageSpec(
         name="ground",
         help="Score grounding verdicts: accuracy, false_support, lost_support.\n\n"
         "Example: odke eval ground --labels ground.jsonl --predictions out/facts.jsonl",
-        label=GroundingLabel,
-        read=load_facts,
-        run=ground_labels,
-        evaluate=evaluate_grounding,
-        items=grounding_items,
+        label="GroundingLabel",
+        read=_late(f"{_STAGES}.spans:load_facts"),
+        run=_late(f"{_STAGES}.ground:ground_labels"),
+        evaluate=_late(f"{_STAGES}.ground:evaluate_grounding"),
+        items=_late(f"{_STAGES}.ground:grounding_items"),
     ),
     StageSpec(
         name="resolve",
         help="Score entity links: pairwise P/R/F1 and B-cubed.\n\n"
         "Example: odke eval resolve --labels pairs.jsonl --predictions out/links.jsonl --json",
-        label=PairLabel,
+        label="PairLabel",
         read=_links,
         run=None,
-        evaluate=evaluate_resolution,
+        evaluate=_late(f"{_STAGES}.resolve:evaluate_resolution"),
         items=None,
         no_run="resolve reads its links from a file: give --predictions, not --run",
         no_items="--items is per item; resolve scores pairs: leave --items out",
@@ -134,10 +148,10 @@ STAGES: tuple[StageSpec, ...] = (
         name="score",
         help="Score confidences: Brier, reliability curve, ECE.\n\n"
         "Example: odke eval score --labels calibration.jsonl --predictions out/facts.jsonl",
-        label=CalibrationLabel,
-        read=load_facts,
-        run=score_labels,
-        evaluate=evaluate_calibration,
+        label="CalibrationLabel",
+        read=_late(f"{_STAGES}.spans:load_facts"),
+        run=_late(f"{_STAGES}.score:score_labels"),
+        evaluate=_late(f"{_STAGES}.score:evaluate_calibration"),
         items=None,
         no_items="--items is right-or-wrong per item; score has no such item",
     ),
@@ -145,21 +159,23 @@ STAGES: tuple[StageSpec, ...] = (
         name="gate",
         help="Score a gate: agreement, kappa, wrongly_refused, wrongly_written.\n\n"
         "Example: odke eval gate --labels verdicts.jsonl --run mypackage.gate:MyGate",
-        label=GateLabel,
-        read=_rows(ValidationPrediction),
-        run=gate_labels,
-        evaluate=evaluate_gate,
-        items=gate_items,
+        label="GateLabel",
+        read=_rows("ValidationPrediction"),
+        run=_late(f"{_STAGES}.gate:gate_labels"),
+        evaluate=_late(f"{_STAGES}.gate:evaluate_gate"),
+        items=_late(f"{_STAGES}.gate:gate_items"),
         contract="validate",
         required="ValidationPrediction rows, or --run pkg.mod:Gate",
     ),
 )
 
 
-def _labels(path: Path | None, model: type[M], stage: str) -> list[M]:
+def _labels(path: Path | None, model: str, stage: str) -> list[Any]:
+    from openodke.safeio import load_jsonl
+
     if path is None:
         raise InputError(f"--labels is required (odke eval {stage} --describe shows the format)")
-    return load_jsonl(path, model)
+    return load_jsonl(path, _label_row(model))
 
 
 def _unused(**paths: Path | None) -> None:
@@ -181,6 +197,9 @@ def _emit(
     item_rows: Sequence[dict[str, Any]] = (),
 ) -> None:
     """Print the report, then write --items and --report together (both or neither)."""
+    from openodke.eval.engine.jsonl import write_outputs
+    from openodke.eval.report.build import from_stage, report_json
+
     if as_json:
         typer.echo(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False))
     else:
@@ -216,6 +235,8 @@ def _score_stage(
 ) -> None:
     """The body of every labelled stage command, checks in the order the user meets them."""
     if describe_:
+        from openodke.eval.stages.labels import describe
+
         typer.echo(describe(spec.contract or spec.name))
         return
     if run is not None and spec.run is None:
@@ -229,6 +250,8 @@ def _score_stage(
     rows = _labels(labels, spec.label, spec.name)
     predicted: Sequence[Any] | None = None
     if run is not None and spec.run is not None:
+        from openodke.protocols import load_stage
+
         predicted = spec.run(load_stage(run), rows)
     elif predictions is not None:
         predicted = spec.read(predictions)
@@ -286,6 +309,9 @@ def spans(
 
     Example: odke eval spans --facts out/
     """
+    from openodke.eval.stages.labels import describe
+    from openodke.eval.stages.spans import evaluate_spans, load_facts
+
     if describe_:
         typer.echo(describe("spans"))
         return

@@ -12,24 +12,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from openodke.cli import options as opt
 from openodke.errors import InputError
-from openodke.eval.engine.jsonl import atomic_write_text
-from openodke.eval.judges.label_kinds import (
-    BOXES,
-    KINDS,
-    fact_item,
-    grounding_item,
-    label_rows,
-    pair_item,
-)
-from openodke.eval.judges.sheets import SheetItem, read_sheets, write_sheets
-from openodke.safeio import iter_json_lines
-from openodke.types import Fact
+
+if TYPE_CHECKING:
+    from openodke.eval.judges.sheets import SheetItem
+    from openodke.types import Fact
 
 __all__ = ["convert", "make", "read", "register", "sheet_items"]
 
@@ -54,6 +46,8 @@ def register(label_app: typer.Typer) -> None:
 
 
 def _fact(value: Any, path: Path, line: int) -> Fact:
+    from openodke.types import Fact
+
     try:
         return Fact.model_validate(value)
     except ValueError as error:
@@ -68,6 +62,9 @@ def sheet_items(kind: str, path: Path, texts: Any = None) -> list[SheetItem]:
     Fact rows and ``{"fact", ...}`` rows with ``--documents``; pair: ``{"a", "b"}`` rows (pairs,
     links) or EntityLink rows; fact: the ``--lenient`` pairs file's rows.
     """
+    from openodke.eval.judges.label_kinds import fact_item, pair_item
+    from openodke.safeio import iter_json_lines
+
     items = []
     for line, row in iter_json_lines(path):
         if not isinstance(row, dict):
@@ -99,6 +96,8 @@ def sheet_items(kind: str, path: Path, texts: Any = None) -> list[SheetItem]:
 
 
 def _grounding(row: dict[str, Any], path: Path, line: int, texts: Any) -> SheetItem:
+    from openodke.eval.judges.label_kinds import grounding_item
+
     fact = _fact(row.get("fact", row), path, line)
     doc_id = row.get("doc_id") or (fact.doc_ids[0] if fact.doc_ids else None)
     if isinstance(row.get("text"), str):
@@ -121,6 +120,9 @@ def make(
     documents: opt.Documents = None,
 ) -> None:
     """Write label sheets of the rows in FILE."""
+    from openodke.eval.judges.label_kinds import KINDS
+    from openodke.eval.judges.sheets import write_sheets
+
     if kind not in KINDS:
         raise InputError(f"unknown kind {kind!r}; kinds are {', '.join(KINDS)}")
     texts = None
@@ -141,6 +143,10 @@ def read(
     as_json: opt.AsJson = False,
 ) -> None:
     """Read ticked sheets back as label rows."""
+    from openodke.eval.engine.jsonl import atomic_write_text
+    from openodke.eval.judges.label_kinds import BOXES, label_rows
+    from openodke.eval.judges.sheets import read_sheets
+
     ticks = read_sheets(sheets, BOXES)
     rows = label_rows(ticks)
     atomic_write_text(out, "".join(row.model_dump_json() + "\n" for row in rows))
@@ -165,6 +171,7 @@ def convert(
     """Write the GoldFact rows TRIPLES states: each row read by the rules predictions are
     (``Type:name`` keys, the ontology's predicate names and ranges), in the document its ``doc``
     names (with --documents: by id, else file stem; else as written)."""
+    from openodke.eval.engine.jsonl import atomic_write_text
     from openodke.eval.stages.gold_rows import gold_from_triples
     from openodke.ontology import Ontology
 

@@ -17,13 +17,17 @@ from collections.abc import Sequence
 
 import typer
 
-from openodke import __version__
 from openodke.cli import signals
 from openodke.cli.guard import check_paths
 from openodke.cli.stdout import ReaderSafe
+from openodke.cli.version import version_text
 from openodke.errors import OdkeError, Terminated, exit_code_for
 
-__all__ = ["app", "bench_app", "eval_app", "label_app", "main"]
+__all__ = ["PLAIN", "app", "bench_app", "eval_app", "label_app", "main"]
+
+PLAIN = None
+"""Help and usage errors in click's plain text, not rich's panels: loading rich and rendering
+its panels took three times as long as the rest of `odke <command> --help` (DECISIONS #170)."""
 
 app = typer.Typer(
     name="odke",
@@ -31,13 +35,20 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=PLAIN,
 )
 eval_app = typer.Typer(
-    help="Score a stage or a whole pipeline against labels.", no_args_is_help=True
+    help="Score a stage or a whole pipeline against labels.",
+    no_args_is_help=True,
+    rich_markup_mode=PLAIN,
 )
-bench_app = typer.Typer(help="Benchmark sets from local files.", no_args_is_help=True)
+bench_app = typer.Typer(
+    help="Benchmark sets from local files.", no_args_is_help=True, rich_markup_mode=PLAIN
+)
 label_app = typer.Typer(
-    help="Label sheets a person ticks, and the label rows they become.", no_args_is_help=True
+    help="Label sheets a person ticks, and the label rows they become.",
+    no_args_is_help=True,
+    rich_markup_mode=PLAIN,
 )
 app.add_typer(eval_app, name="eval")
 app.add_typer(bench_app, name="bench")
@@ -58,7 +69,7 @@ _LABEL_MODULES = ("label",)
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"openodke {__version__}")
+        typer.echo(version_text(), nl=False)
         raise typer.Exit()
 
 
@@ -77,8 +88,9 @@ class _State:
     debug = False
 
 
-# Eval commands with a module of their own: a command line naming one imports only that module
-# (the others' evaluators and models cost about half a second to load).
+# Which command module defines a command: a command line naming one imports only that module
+# (each imports its library code when it runs; see tests/cli/test_startup.py). Commands of
+# eval_stages are every eval command not named here.
 _OWN_MODULE = {
     "extract": "eval_extract",
     "compare": "eval_compare",
@@ -88,26 +100,57 @@ _OWN_MODULE = {
     "pool": "eval_judges",
     "refusals": "eval_judges",
 }
+_TOP_MODULES = ("models", "ground", "validate", "run", "ontology", "report")
 _registered: set[str] = set()
 
 
+def _groups() -> dict[str, tuple[typer.Typer, tuple[str, ...]]]:
+    return {
+        "eval": (eval_app, _EVAL_MODULES),
+        "bench": (bench_app, _BENCH_MODULES),
+        "label": (label_app, _LABEL_MODULES),
+    }
+
+
 def _register(argv: Sequence[str]) -> None:
-    """Add the command modules ``argv`` needs: all, unless it names an eval command above."""
+    """Add the command modules ``argv`` needs: the one defining the command it names, else all
+    (``odke --help``, a group's ``--help``, a misspelt command: its error lists them all)."""
     words = [word for word in argv if not word.startswith("-")][:2]
-    only = _OWN_MODULE.get(words[1]) if words[:1] == ["eval"] and len(words) == 2 else None
-    for group, names in (
-        (eval_app, _EVAL_MODULES),
-        (bench_app, _BENCH_MODULES),
-        (label_app, _LABEL_MODULES),
-        (app, ("models", "ground", "validate", "run", "ontology", "report")),
-    ):
-        for name in names:
-            if name in _registered or (only is not None and name != only):
-                continue
-            module = _try_import(name)
-            if module is not None:
-                module.register(group)
-            _registered.add(name)
+    groups = _groups()
+    if words and words[0] in _TOP_MODULES:
+        _add(app, words[0])
+    elif words and words[0] in groups and len(words) == 2:
+        group, names = groups[words[0]]
+        _add(group, _OWN_MODULE.get(words[1], "eval_stages") if words[0] == "eval" else names[0])
+        if words[1] not in _command_names(group):
+            _add_all(groups[words[0]])
+    elif words and words[0] in groups:
+        _add_all(groups[words[0]])
+    else:
+        for group_names in (*groups.values(), (app, _TOP_MODULES)):
+            _add_all(group_names)
+
+
+def _add_all(group_names: tuple[typer.Typer, tuple[str, ...]]) -> None:
+    group, names = group_names
+    for name in names:
+        _add(group, name)
+
+
+def _add(group: typer.Typer, name: str) -> None:
+    if name in _registered:
+        return
+    module = _try_import(name)
+    if module is not None:
+        module.register(group)
+    _registered.add(name)
+
+
+def _command_names(group: typer.Typer) -> set[str]:
+    return {
+        info.name or (info.callback.__name__.replace("_", "-") if info.callback else "")
+        for info in group.registered_commands
+    }
 
 
 def _try_import(name: str):  # type: ignore[no-untyped-def]

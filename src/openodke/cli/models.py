@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from openodke.llm.prices import table_source
-from openodke.llm.providers import ProviderInfo, describe_providers, priced_models
+if TYPE_CHECKING:
+    from openodke.llm.providers import ProviderInfo
 
 __all__ = ["register"]
 
@@ -45,6 +45,9 @@ def register(app: typer.Typer) -> None:
     def models(
         as_json: Annotated[bool, typer.Option("--json", help="Print the lists as JSON.")] = False,
     ) -> None:
+        from openodke.llm.prices import table_source
+        from openodke.llm.providers import describe_providers, priced_models
+
         providers = describe_providers()
         priced = priced_models()
         if as_json:

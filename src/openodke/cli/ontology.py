@@ -26,7 +26,7 @@ Examples:
 
 def register(app: typer.Typer) -> None:
     """Add the ``ontology`` command group to the root ``odke`` app."""
-    group = typer.Typer(help=_HELP, no_args_is_help=True)
+    group = typer.Typer(help=_HELP, no_args_is_help=True, rich_markup_mode=None)  # as main.PLAIN
     app.add_typer(group, name="ontology")
 
     @group.command("snippet")

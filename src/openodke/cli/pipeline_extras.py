@@ -10,13 +10,15 @@ provider or a missing key exits 2 before the pipeline runs or any call is made.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from openodke.errors import InputError
-from openodke.eval.pipeline.extras import Extras
-from openodke.eval.pipeline.judge_client import GroundModel, ModelOptions
+
+if TYPE_CHECKING:
+    from openodke.eval.pipeline.extras import Extras
+    from openodke.eval.pipeline.judge_client import ModelOptions
 
 __all__ = [
     "Adjudicate",
@@ -68,6 +70,9 @@ def make_extras(
     ``--lenient`` without either ask the default ground model. InputError (exit 2) for a
     ``--validator`` with no config, or a config with problems (each printed on its own line).
     """
+    from openodke.eval.pipeline.extras import Extras
+    from openodke.eval.pipeline.judge_client import GroundModel
+
     extras = Extras(validator=validator, adjudicate=adjudicate, lenient=lenient)
     if not extras.active:
         return extras

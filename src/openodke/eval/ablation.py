@@ -173,12 +173,17 @@ def run_ablation(
     ``tp``, ``fp``, ``fn``, ``facts`` and ``model_calls`` (cumulative: later rows replay earlier
     calls); the notes as the module docstring says. Raises PipelineError (exit 1) naming each
     failed document."""
-    from openodke.run import build
+    from dataclasses import replace
+
+    from openodke.llm.cost import stage_cost_text
+    from openodke.run import RunOptions, build
     from openodke.run.ablate import ablate
 
     gold = list(gold)
-    with build(config, options) as pipeline:
+    with build(config, replace(options or RunOptions(), meter=True)) as pipeline:
         done = ablate(pipeline)
+        meter = pipeline.clients.meter
+        costs = meter.report().stages if meter is not None else {}
     rows = {name: _row(gold, facts, done.calls[name]) for name, facts in done.rows.items()}
     candidates, grounded, gate = done.candidates, done.grounded, done.gate
     truth = truth_of(gold, candidates)
@@ -190,6 +195,11 @@ def run_ablation(
     unscored = sum(1 for t in truth if t is None)
     if unscored:
         notes.append(f"{unscored} extracted facts cite only unlabelled documents: not scored")
+    if costs:
+        notes.append(
+            "model cost: "
+            + "; ".join(f"{role} {stage_cost_text(cost)}" for role, cost in costs.items())
+        )
     notes.append(
         "rows score per document by the ids odke run gives; a fact merged across documents "
         "scores in each; later rows replay earlier facts, so model_calls is cumulative"

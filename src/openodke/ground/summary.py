@@ -66,10 +66,17 @@ def failure_shapes(
     }
     refused = (GroundingVerdict.not_found, GroundingVerdict.contradicted)
     for fact in facts:
-        narrow = _narrow(fact, documents)
+        # The text views behind _narrow cost ~0.3 ms a fact: only a not_found fact needs one to
+        # be sorted, and other facts only for an example.
         widened = WIDEN in fact.qualifiers
-        if (narrow is not None and fact.verdict is GroundingVerdict.not_found and not widened) or (
-            widened and fact.verdict in (GroundingVerdict.supported, GroundingVerdict.contradicted)
+        narrow: tuple[str, str] | None = None
+        looked = False
+        if not widened and fact.verdict is GroundingVerdict.not_found:
+            narrow, looked = _narrow(fact, documents), True
+            name = "too_narrow" if narrow is not None else "unsupported"
+        elif widened and fact.verdict in (
+            GroundingVerdict.supported,
+            GroundingVerdict.contradicted,
         ):
             name = "too_narrow"
         elif fact.verdict in refused:
@@ -80,6 +87,8 @@ def failure_shapes(
         shape["count"] += 1
         shape["ids"].append(fact.id)
         if len(shape["examples"]) < examples:
+            if not looked:
+                narrow = _narrow(fact, documents)
             example: dict[str, Any] = {
                 "id": fact.id,
                 "claim": render_span_claim(fact),

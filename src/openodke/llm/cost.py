@@ -25,6 +25,8 @@ __all__ = [
     "MeteredClient",
     "StageCost",
     "compare_costs",
+    "cost_text",
+    "stage_cost_text",
 ]
 
 _SCALED = (
@@ -100,6 +102,48 @@ class StageCost(BaseModel):
             priced_usd=self.priced_usd + other.priced_usd,
             latency_s=self.latency_s + other.latency_s,
         )
+
+
+def cost_text(
+    calls: int,
+    cached: int,
+    tokens: int,
+    usd: float | None,
+    *,
+    priced_usd: float = 0.0,
+    unpriced: int = 0,
+    failed: int = 0,
+    estimated: int = 0,
+) -> str:
+    """``12 calls (4 cached), 3,400 tokens, $0.0021``: one line of what calls cost."""
+    parts = [f"{cached:,} cached"] if cached else []
+    if failed:
+        parts.append(f"{failed:,} failed")
+    what = f"{calls:,} calls" + (f" ({', '.join(parts)})" if parts else "")
+    if usd is not None:
+        money = f"${usd:.4f}"
+    elif unpriced and priced_usd:
+        money = f"${priced_usd:.4f} priced + {unpriced:,} unpriced calls"
+    else:
+        money = "unpriced"
+    text = f"{what}, {tokens:,} tokens, {money}"
+    if estimated:
+        text += f" (tokens of {estimated:,} calls estimated: no usage reported)"
+    return text
+
+
+def stage_cost_text(cost: StageCost) -> str:
+    """:func:`cost_text` of one stage's tally."""
+    return cost_text(
+        cost.calls,
+        cost.cached,
+        cost.prompt_tokens + cost.completion_tokens,
+        cost.cost_usd,
+        priced_usd=cost.priced_usd,
+        unpriced=cost.unpriced,
+        failed=cost.failed,
+        estimated=cost.estimated,
+    )
 
 
 class CostReport(BaseModel):

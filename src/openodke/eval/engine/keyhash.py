@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from openodke.eval.engine.compiled import native
 from openodke.eval.engine.fold import end_names, fold
 
 __all__ = [
@@ -149,11 +150,13 @@ def py_line_starts(block: Any, starts: np.ndarray) -> int:
     return len(first)
 
 
-try:
-    from openodke.eval.engine._keyhash import doc_hashes, fact_columns, line_starts
-
+_native = native()
+if _native is not None:
+    fact_columns = _native.fact_columns
+    doc_hashes = _native.doc_hashes
+    line_starts = _native.line_starts
     COMPILED = True
-except ImportError:  # no C compiler where it was installed: the same, slower
+else:  # no C compiler where it was installed: the same, slower
     fact_columns = py_fact_columns
     doc_hashes = py_doc_hashes
     line_starts = py_line_starts

@@ -34,6 +34,7 @@ from openodke.eval.pipeline.validator_row import (
 )
 from openodke.eval.report.build import small_set
 from openodke.eval.report.models import Row
+from openodke.llm.cost import stage_cost_text
 from openodke.run.config import RunConfig
 from openodke.types import Fact
 
@@ -127,12 +128,16 @@ def extend_result(
     if diagnosis is not None:
         findings = _diagnose(parts, inputs, diagnosis)
         parts.sections.update(diagnosis=findings.diagnosis.rows(), fixes=findings.fixes)
-    calls = model.calls()
-    if calls:
+    costs = model.costs()
+    if costs:
         parts.notes.append(
-            "model calls: "
-            + ", ".join(f"{use} {n:,}" for use, n in sorted(calls.items()))
-            + (" (recorded answers)" if model.replayed else "")
+            "model cost: "
+            + "; ".join(
+                f"{_ROLE.get(use, use)} "
+                + (f"{cost.calls:,} calls" if model.replayed else stage_cost_text(cost))
+                for use, cost in sorted(costs.items())
+            )
+            + (" (recorded answers: no tokens, no cost)" if model.replayed else "")
         )
     made = report.model_copy(
         update={
@@ -148,6 +153,13 @@ def extend_result(
         report=made, score=result.score, facts=result.facts, findings=findings
     )
     return out
+
+
+_ROLE = {
+    "validator": "ground (validator)",
+    "adjudicate": "judge (adjudicate)",
+    "lenient": "judge (lenient)",
+}
 
 
 def _validator(

@@ -20,6 +20,7 @@ from openodke.eval.report.build import Usage, usage_of
 from openodke.eval.report.models import CalibrationLine, Cost, Latency
 from openodke.llm import Budget, CostMeter, LLMClient, ModelRoles, client_for, load_replay
 from openodke.llm.base import ModelSpec
+from openodke.llm.cost import StageCost
 from openodke.run.config import RunConfig
 
 __all__ = ["GroundModel", "ModelOptions", "Provenance"]
@@ -114,6 +115,10 @@ class GroundModel:
         if cost is None:
             return Cost(), Latency()
         return usage_of(cost)
+
+    def costs(self) -> dict[str, StageCost]:
+        """Each use's calls, tokens and USD so far (cached ones included)."""
+        return dict(self.meter.report().stages)
 
     def calls(self) -> dict[str, int]:
         """Model calls per use so far (cached ones included)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from openodke.eval.report.models import EvalReport, Row, Value
+from openodke.llm.cost import cost_text
 
 __all__ = ["render_report", "render_value"]
 
@@ -43,6 +44,20 @@ def _extras(row: Row) -> list[str]:
             if getattr(h, name) is not None
         ]
         lines.append(f"  {row.name}: hallucination " + ", ".join(parts))
+    c = row.cost
+    if c.calls and (c.usd is not None or c.prompt_tokens + c.completion_tokens):  # not recorded
+        tokens = c.prompt_tokens + c.completion_tokens
+        lines.append(
+            f"  {row.name}: model cost "
+            + cost_text(
+                c.calls,
+                c.cached,
+                tokens,
+                c.usd,
+                priced_usd=c.priced_usd,
+                unpriced=c.unpriced_calls,
+            )
+        )
     return lines
 
 

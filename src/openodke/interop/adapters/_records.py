@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,14 @@ from pydantic import BaseModel, ValidationError
 from openodke.errors import InputError
 from openodke.eval.engine.jsonl import validation_message
 from openodke.interop.match import DocumentIndex
-from openodke.safeio import JSONSyntaxError, iter_json_lines, parse_json, read_bytes
+from openodke.safeio import (
+    JSONSyntaxError,
+    first_line,
+    iter_json_lines,
+    max_line_bytes,
+    parse_json,
+    read_bytes,
+)
 from openodke.types import Document
 
 __all__ = ["Problem", "as_index", "iter_records", "plain", "read_records", "scalar", "why"]
@@ -35,6 +44,9 @@ def read_records(path: str | Path) -> list[tuple[int | None, Any]]:
 def iter_records(path: str | Path) -> Iterator[tuple[int | None, Any]]:
     """:func:`read_records` one record at a time: a JSONL file's are read line by line."""
     name = str(path)
+    if _jsonl(name):  # one value on the first line and more after it: lines, never read whole
+        yield from iter_json_lines(path)
+        return
     data = read_bytes(name, what="a JSON or JSONL file")
     try:
         whole = parse_json(data, path=name)
@@ -46,6 +58,18 @@ def iter_records(path: str | Path) -> Iterator[tuple[int | None, Any]]:
         yield from ((None, record) for record in whole)
     else:
         yield None, whole
+
+
+def _jsonl(name: str) -> bool:
+    """Whether the file's first non-blank line is a JSON value of its own with more after it."""
+    try:
+        line = first_line(name, max_line_bytes())
+        if line is None or not line.strip():
+            return False
+        json.loads(line)
+        return os.stat(name).st_size > len(line) + 8  # a BOM, a line end, trailing blanks
+    except (InputError, OSError, ValueError, RecursionError):
+        return False  # the whole-file reader names the problem
 
 
 class Problem(InputError):
