@@ -228,3 +228,14 @@ def test_refusal_labels_without_sizes_take_them_from_the_runs(tmp_path: Path) ->
     assert (
         "refusal precision 0.900 [" in sized.stdout and "2 strata weighted by size" in sized.stdout
     )
+
+
+def test_refusals_accept_the_empty_refused_jsonl_validate_writes(tmp_path: Path) -> None:
+    run = tmp_path / "validated"
+    run.mkdir()
+    (run / "refused.jsonl").write_text("")  # odke validate refused nothing
+    result = run_odke("eval", "refusals", str(run), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"refusals": 0, "strata": {}}
+    alone = run_odke("eval", "refusals", str(run / "refused.jsonl"), "--json")
+    assert alone.exit_code == 0, alone.stderr

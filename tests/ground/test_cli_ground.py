@@ -374,9 +374,7 @@ def test_given_prices_price_the_run_and_the_budget(odke, server, tmp_path, how) 
         config = tmp_path / "odke.yaml"
         config.write_text("prices:\n  openai/judge: {input: 1000, output: 1000}\n")
         extra = ["--config", str(config)]
-    result = ground(
-        odke, "--model", "openai/judge", "--no-cache", "--json", "-o", str(out), *extra
-    )
+    result = ground(odke, "--model", "openai/judge", "--no-cache", "--json", "-o", str(out), *extra)
     assert result.exit_code == 0, result.stderr
     summary = json.loads((out / "summary.json").read_text())
     # every token at $1,000 per million: the cost is the tokens / 1,000

@@ -158,3 +158,35 @@ def test_secrets_in_a_config_are_redacted_in_the_manifest(
     extract = json.loads(text)["config"]["models"]["extract"]
     assert extract["api_key_env"] == "EXAMPLE_API_KEY"
     assert extract["extra"] == {"access_token": "<redacted>"}
+
+
+def test_a_failed_document_is_left_out_when_allow_failures_allows_it(e2e: Path) -> None:
+    recorded = e2e / "recorded" / "extract.json"
+    answers = json.loads(recorded.read_text())
+    recorded.write_text(json.dumps([a for a in answers if "Pellwick" not in a["match"]]))
+    with pytest.raises(PipelineError, match=r"allows 0\); nothing written"):
+        execute(load_config(e2e / "odke.yaml"), options=RunOptions(allow_failures=0.01))
+    result = execute(load_config(e2e / "odke.yaml"), options=RunOptions(allow_failures=0.5))
+    assert any("pellwick.txt" in w and "left out" in w for w in result.warnings)
+    assert (e2e / "out" / "facts.jsonl").exists()
+
+
+def test_refused_grounding_calls_are_written_and_the_command_exits_1(
+    folder: Path, llm_server, odke
+) -> None:
+    server = llm_server("openai", [Answer('{"verdict": "supported"}')])
+    server.fault("refusal", match="Bolt Co", times=100)
+    config = {
+        **SPAN_CONFIG,
+        "models": {"ground": {"model": "openai/local", "base_url": server.base_url}},
+        "stages": {**SPAN_CONFIG["stages"], "grounder": {"use": "llm", "max_workers": 2}},
+    }
+    path = folder / "odke.json"
+    path.write_text(json.dumps(config))
+    result = odke("run", str(path), "--no-cache")
+    assert result.exit_code == 1, result.stderr
+    assert "facts unchecked (" in result.stderr and " refused)" in result.stderr
+    assert "written with those facts unchecked" in result.stderr
+    assert (folder / "out" / "facts.jsonl").exists()
+    allowed = odke("run", str(path), "--no-cache", "--allow-failures", "0.9")
+    assert allowed.exit_code == 0, allowed.stderr

@@ -187,6 +187,7 @@ def run_bench(
     truth = truth_of(inputs.gold, aligned)
     verdicts = ", ".join(f"{k} {v}" for k, v in done.verdicts().items() if v)
     summary = [
+        *done.notes,
         f"the grounder's verdicts on the {len(done.candidates)} candidates: {verdicts or 'none'}",
         _moved("grounding", ours[ROWS[0]], ours[ROWS[1]]),
         _moved("normalising, resolving and corroborating", ours[ROWS[1]], ours[ROWS[2]]),

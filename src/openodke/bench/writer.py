@@ -110,6 +110,8 @@ def check_out(out: Path) -> None:
 
 def write_tree(out: Path, files: Mapping[str, str | bytes]) -> None:
     """Write ``files`` (relative path → content) as the folder ``out``, all or nothing."""
+    from openodke.llm.redact import scrub_text
+
     check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
@@ -121,7 +123,7 @@ def write_tree(out: Path, files: Mapping[str, str | bytes]) -> None:
                 target.write_bytes(content)
             else:
                 with target.open("w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(content)
+                    handle.write(scrub_text(content))  # no key reaches a file (#144)
         if out.exists() and not any(out.iterdir()):
             out.rmdir()
         if not out.exists():

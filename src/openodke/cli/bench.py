@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -16,6 +17,8 @@ from openodke.cli.options import (
     MaxWorkers,
     NoCache,
     Prices,
+    Rpm,
+    Tpm,
     give_prices,
     write_page,
 )
@@ -102,6 +105,9 @@ def register(bench_app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
         html: Html = None,
         fail_under: FailUnder = None,
@@ -124,6 +130,9 @@ def register(bench_app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         try:

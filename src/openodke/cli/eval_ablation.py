@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -15,6 +16,8 @@ from openodke.cli.options import (
     MaxWorkers,
     NoCache,
     Prices,
+    Rpm,
+    Tpm,
     give_prices,
     write_page,
 )
@@ -69,6 +72,9 @@ def register(eval_app: typer.Typer) -> None:
         budget_calls: BudgetCalls = None,
         html: Html = None,
         price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
     ) -> None:
         give_prices(price)
         if describe:
@@ -97,6 +103,9 @@ def register(eval_app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         report = run_ablation(parsed, gold, options=options)

@@ -21,6 +21,7 @@ from openodke.cli import pipeline_extras as extra
 from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -107,6 +108,7 @@ def pipeline(
     budget_calls: BudgetCalls = None,
     price: Prices = None,
     fail_under: FailUnder = None,
+    allow_failures: AllowFailures = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
@@ -145,6 +147,7 @@ def pipeline(
             budget_calls=budget_calls,
             progress=False if as_json else None,
         ),
+        allow_failures=allow_failures,
     )
     record = track_record or (default_path(report) if report is not None else None)
     done = pipeline_run(

@@ -198,8 +198,10 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _fail(line: str, code: int) -> None:
+    from openodke.llm.redact import scrub_text
+
     _flush()
-    sys.stderr.write(line.rstrip("\n") + "\n")
+    sys.stderr.write(scrub_text(line).rstrip("\n") + "\n")
     sys.exit(code)
 
 

@@ -63,6 +63,7 @@ def make_extras(
     config: Path | None,
     bench: Path | None,
     options: ModelOptions,
+    allow_failures: float | None = None,
 ) -> Extras:
     """What was asked beside the strict score, with its run config read and its model built.
 
@@ -73,7 +74,12 @@ def make_extras(
     from openodke.eval.pipeline.extras import Extras
     from openodke.eval.pipeline.judge_client import GroundModel
 
-    extras = Extras(validator=validator, adjudicate=adjudicate, lenient=lenient)
+    extras = Extras(
+        validator=validator,
+        adjudicate=adjudicate,
+        lenient=lenient,
+        allow_failures=allow_failures or 0.0,
+    )
     if not extras.active:
         return extras
     for flag, path in (("--adjudicate", adjudicate), ("--lenient", lenient)):

@@ -10,12 +10,15 @@ from typing import Annotated
 import typer
 
 from openodke.cli.options import (
+    AllowFailures,
     BudgetCalls,
     BudgetUsd,
     Cache,
     MaxWorkers,
     NoCache,
     Prices,
+    Rpm,
+    Tpm,
     give_prices,
 )
 
@@ -23,7 +26,7 @@ __all__ = ["register", "report_config_error"]
 
 _HELP = """Run a pipeline from its run config (odke.yaml or odke.json): read the inputs, chunk and route them, extract, ground, normalise, resolve, corroborate, score, gate and write the graph.
 
-Every key of the config is checked first; each problem is printed as path:line: what is wrong (exit 2). --dry-run prints the model calls and their price and makes none. --from-manifest replays a run from its manifest.json (its config, unless CONFIG is given) and refuses (exit 2) when the ontology or any document changed. Exit 1: a document failed, or every grounding call failed (nothing is written); exit 3: the next call would pass the budget.
+Every key of the config is checked first; each problem is printed as path:line: what is wrong (exit 2). --dry-run prints the model calls and their price and makes none. --from-manifest replays a run from its manifest.json (its config, unless CONFIG is given) and refuses (exit 2) when the ontology or any document changed. Exit 1: a document failed (nothing is written), every grounding call failed (nothing is written), or grounding calls failed (cut off at max_tokens, refused, empty, off schema, ...) and left facts unchecked (the files are written), unless --allow-failures allows that share of documents or facts; a refused key or an unreachable server stops the run at once; exit 3: the next call would pass the budget.
 
 Examples:
 
@@ -70,6 +73,9 @@ def register(app: typer.Typer) -> None:
         budget_usd: BudgetUsd = None,
         budget_calls: BudgetCalls = None,
         price: Prices = None,
+        allow_failures: AllowFailures = None,
+        rpm: Rpm = None,
+        tpm: Tpm = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         give_prices(price)
@@ -87,6 +93,9 @@ def register(app: typer.Typer) -> None:
             max_workers=max_workers,
             budget_usd=budget_usd,
             budget_calls=budget_calls,
+            allow_failures=allow_failures,
+            rpm=rpm,
+            tpm=tpm,
             progress=False if as_json else None,
         )
         try:
@@ -103,3 +112,14 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
         else:
             typer.echo(result.render())
+        if result.failures is not None:
+            from openodke.llm.failures import enforce_failures
+
+            enforce_failures(
+                result.failures["failed"],
+                result.failures["facts"],
+                unit="facts",
+                allow=allow_failures,
+                kinds=result.failures["kinds"],
+                after="written with those facts unchecked; a rerun asks only for them",
+            )

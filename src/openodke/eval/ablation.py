@@ -188,6 +188,7 @@ def run_ablation(
     candidates, grounded, gate = done.candidates, done.grounded, done.gate
     truth = truth_of(gold, candidates)
     notes = [
+        *done.notes,
         _moved("grounding", rows[ROWS[0]], rows[ROWS[1]]),
         _moved("normalising, resolving and corroborating", rows[ROWS[1]], rows[ROWS[2]]),
         *gate_notes(truth, grounded, done.kept, gate, done.judged),

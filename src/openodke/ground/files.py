@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from openodke.errors import InputError, OutputError
+from openodke.llm.redact import scrub_text
 
 __all__ = ["write_files"]
 
@@ -27,7 +28,7 @@ def _stage(target: Path, text: str) -> Path:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            handle.write(scrub_text(text))  # no key reaches a file (DECISIONS #144)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())

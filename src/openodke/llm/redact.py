@@ -112,8 +112,18 @@ def strip_secrets(value: Any, env: Mapping[str, str] | None = None) -> Any:
     return _strip(value, secrets)
 
 
+_TEXT_FIELD = re.compile(
+    r"(?:api[_-]?key|secret|passw(?:or)?d|credentials?|authorization|bearer|cookie|"
+    r"(?:access|auth|refresh|id|bearer)[_-]?token|(?:access|private|secret)[_-]?key)$",
+    re.IGNORECASE,
+)
+"""In JSON text, only a field whose name plainly says credential is redacted: ``key`` and
+``token`` alone name other things there (an entity's ``key``)."""
+
+
 def _json_field(match: re.Match[str]) -> str:
-    if not is_secret_field(match.group("name")) or not match.group("value"):
+    name = _CAPITAL.sub("_", match.group("name"))
+    if not _TEXT_FIELD.search(name) or not match.group("value"):
         return match.group(0)
     return f'"{match.group("name")}"{match.group("sep")}"{REDACTED}"'
 

@@ -48,6 +48,8 @@ class Ablated:
     rejections: list[Rejection] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
     claim_formats: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """Failed documents that ``--allow-failures`` let through (scored: their facts as misses)."""
 
     def verdicts(self) -> dict[str, int]:
         """How many candidates got each verdict."""
@@ -80,6 +82,21 @@ def _cost(pipeline: Pipeline, roles: tuple[str, ...]) -> StageCost:
     return total
 
 
+def _check_failed(
+    failed: dict[str, str], total: int, share: float | None, notes: list[str]
+) -> None:
+    """PipelineError unless ``--allow-failures`` allows this many failed documents; a note if so."""
+    if not failed:
+        return
+    if not share or len(failed) > share * max(total, 1):
+        allowed = f" (--allow-failures {share:g} allows {int(share * total)})" if share else ""
+        raise PipelineError(failed_documents(failed) + f"{allowed}; not scored")
+    notes.append(
+        failed_documents(failed)
+        + f"; scored anyway (--allow-failures {share:g}): what they lost counts as misses"
+    )
+
+
 def ablate(pipeline: Pipeline) -> Ablated:
     """Run ``pipeline`` three ways (see the module docstring)."""
     with fewer_collections():
@@ -96,8 +113,9 @@ def _ablate(pipeline: Pipeline) -> Ablated:
             pipeline.extractor, [d for d, _ in routed.items], extraction, config.reextract.windows
         )
         extraction.facts.extend(found)
-    if extraction.failed:
-        raise PipelineError(failed_documents(extraction.failed) + "; not scored")
+    share = pipeline.options.allow_failures
+    notes: list[str] = []
+    _check_failed(extraction.failed, len(routed.items), share, notes)
     candidates = list(extraction.facts)
     calls = {ROWS[0]: pipeline.clients.calls}
     cost = {ROWS[0]: _cost(pipeline, ("extract",))}
@@ -105,8 +123,7 @@ def _ablate(pipeline: Pipeline) -> Ablated:
     judged = pipeline.judge() is not None
     grounded, _uncited = ground_facts(candidates, documents, pipeline.grounder)
     failed = _grounding_failures(grounded, judged)
-    if failed:
-        raise PipelineError(failed_documents(failed) + "; not scored")
+    _check_failed(failed, len(documents), share, notes)
     gate = pipeline.make_gate()
     gated = make_validator(pipeline, grounder=PassthroughGrounder(), gate=gate, post=False)
     graph2, _ = gated.validate(grounded, documents)
@@ -129,4 +146,5 @@ def _ablate(pipeline: Pipeline) -> Ablated:
         rejections=list(extraction.rejections),
         prompts=pipeline.prompts(),
         claim_formats=dict(getattr(pipeline.grounder, "claim_formats", {}) or {}),
+        notes=notes,
     )

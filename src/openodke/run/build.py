@@ -55,6 +55,10 @@ class RunOptions:
     max_workers: int | None = None
     budget_usd: float | None = None
     budget_calls: int | None = None
+    allow_failures: float | None = None
+    """The share of facts or documents failed model calls may leave unchecked (``--allow-failures``)."""
+    rpm: float | None = None
+    tpm: float | None = None
     progress: bool | None = False
     meter: bool | None = None
     """Put a CostMeter on every client whatever ``models.meter`` says (None: as the config says)."""
@@ -129,7 +133,7 @@ def _roles(config: RunConfig, options: RunOptions) -> ModelRoles:
         roles = roles.with_model(options.model, options.model_provider)
     elif options.model_provider is not None:
         roles = roles.with_provider(options.model_provider)
-    return roles
+    return roles.with_limits(options.rpm, options.tpm)
 
 
 def _budget(config: RunConfig, options: RunOptions) -> Budget | None:

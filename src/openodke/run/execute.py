@@ -307,9 +307,22 @@ def execute(
                 warnings.append(f"reextract: {reextracted['skipped']}")
             extraction.facts.extend(found)
         if extraction.failed:
-            raise PipelineError(failed_documents(extraction.failed) + "; nothing written")
+            share = options.allow_failures if options is not None else None
+            if not share or len(extraction.failed) > share * len(routed.items):
+                allowed = (
+                    f" (--allow-failures {share:g} allows {int(share * len(routed.items))})"
+                    if share
+                    else ""
+                )
+                raise PipelineError(
+                    failed_documents(extraction.failed) + f"{allowed}; nothing written"
+                )
+            warnings.append(
+                failed_documents(extraction.failed) + f"; left out (--allow-failures {share:g})"
+            )
         validator = make_validator(pipeline, coverage=_coverage(pipeline))
         graph, report = validator.validate(extraction.facts, documents)
+        failures: dict[str, Any] | None = None
         if report.failed:
             if report.calls and report.failed == report.calls:
                 raise ProviderError(
@@ -318,6 +331,11 @@ def execute(
             warnings.append(
                 f"{report.failed} of {report.calls} grounding calls failed: those facts are unchecked"
             )
+            failures = {
+                "failed": min(report.failed, report.facts_in),
+                "facts": report.facts_in,
+                "kinds": dict(report.failures),
+            }
         stats = _stats(
             pipeline, graph, documents, routed, extraction, reextracted, len(extraction.facts)
         )
@@ -347,4 +365,5 @@ def execute(
             refused=list(validator.refused),
             rejections=list(extraction.rejections),
             manifest=keys,
+            failures=failures,
         )

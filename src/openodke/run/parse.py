@@ -15,7 +15,7 @@ from openodke.errors import InputError
 from openodke.run import sections
 from openodke.run.config import ConfigError, RunConfig
 from openodke.run.options import NOT_BUILT_KEYS
-from openodke.run.problems import Problems, resolve_path
+from openodke.run.problems import Problems, resolve_path, shown_value
 from openodke.run.source import LineMap, read_source
 
 __all__ = ["TOP_KEYS", "load_config", "parse_config"]
@@ -97,7 +97,7 @@ def parse_config(
     elif isinstance(raw_cache, str) and raw_cache.strip():
         cache = resolve_path(base, raw_cache)
     elif raw_cache not in (None, True):
-        found.add(("cache",), f"expected a folder or false, got {raw_cache!r}")
+        found.add(("cache",), f"expected a folder or false, got {shown_value(raw_cache)}")
     pythonpath = sections.paths(found, "pythonpath", mapping.get("pythonpath"), base)
     calibration = sections.paths(found, "calibration", mapping.get("calibration"), base)
     if found.found or ontology is None or stages is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,23 @@ class Problems:
             return None
 
 
+_PLAIN_WORD = re.compile(r"[A-Za-z_ .\-]{0,24}")
+
+
+def shown_value(value: Any) -> str:
+    """A config value as an error may show it: numbers, booleans, null and short plain words as
+    they are; any other string (a key pasted into the wrong field, say) only by its length."""
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str):
+        from openodke.llm.redact import scrub_text
+
+        if _PLAIN_WORD.fullmatch(value) and scrub_text(value) == value:
+            return repr(value)
+        return f"a string of {len(value)} characters (not shown)"
+    return f"a {type(value).__name__}"
+
+
 def _message(item: Any) -> str:
     message = str(item["msg"]).removeprefix("Value error, ")
     if (
@@ -85,7 +103,7 @@ def _message(item: Any) -> str:
         and item["type"] not in ("value_error",)
         and not isinstance(item["input"], dict | list)
     ):
-        return f"{message}, got {item['input']!r}"
+        return f"{message}, got {shown_value(item['input'])}"
     return message
 
 

@@ -32,6 +32,8 @@ class RunResult:
     refused: list[tuple[Fact, str]] = field(default_factory=list)
     rejections: list[Rejection] = field(default_factory=list)
     manifest: dict[str, Any] | None = None
+    failures: dict[str, Any] | None = None
+    """``{failed, facts, kinds, first}`` when grounding calls failed (the exit rule reads it)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: ``dry_run``, ``written``, ``warnings``, ``stats`` (``--json``)."""

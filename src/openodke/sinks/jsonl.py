@@ -75,6 +75,8 @@ class JsonlSink:
 
     def write(self, graph: KnowledgeGraph) -> dict[str, Any]:
         """Write (replace) the four files; returns the manifest written."""
+        from openodke.llm.redact import scrub_text
+
         files = self.files(graph)
         self.directory.mkdir(parents=True, exist_ok=True)
         temps: dict[str, str] = {}
@@ -84,7 +86,7 @@ class JsonlSink:
                     dir=self.directory, prefix=f".{path.name}.", suffix=".tmp"
                 )
                 with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                    handle.write(text)
+                    handle.write(scrub_text(text))  # no key reaches a file (DECISIONS #144)
             # The manifest goes last, so a reader that sees the new manifest sees the new data.
             for name in FILES:
                 os.replace(temps[name], self.directory / name)

@@ -9,14 +9,15 @@ dropped) and ``modality``; text is kept exactly as decoded, so offsets count eve
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError
-from openodke.safeio import read_bytes, walk_files
+from openodke.safeio import walk_files
+from openodke.stages.file_loader import FileLoader as _FileLoader
+from openodke.stages.file_loader import document_id, read_text
 from openodke.types import Document, Modality, SourceTier
 
 __all__ = [
@@ -41,33 +42,6 @@ NOT_BUILT_SUFFIXES: dict[str, str] = {
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
-def document_id(path: Path, base_dir: Path) -> str:
-    """``path`` relative to ``base_dir`` with ``/`` separators (``../x.txt`` when outside it)."""
-    try:
-        relative = path.resolve().relative_to(base_dir.resolve())
-        return relative.as_posix()
-    except ValueError:
-        return Path(os.path.relpath(path.resolve(), base_dir.resolve())).as_posix()
-
-
-def read_text(path: Path, encoding: str = "utf-8") -> str:
-    """The file decoded with ``encoding`` (UTF-8 drops a byte-order mark); InputError otherwise."""
-    if path.is_dir():
-        raise InputError("is a folder: use the directory loader", path=str(path))
-    raw = read_bytes(path, what="a document file")
-    codec = "utf-8-sig" if encoding.replace("_", "-").casefold() in {"utf-8", "utf8"} else encoding
-    try:
-        return raw.decode(codec)
-    except LookupError:
-        raise InputError(f"unknown encoding {encoding!r}", path=str(path)) from None
-    except UnicodeDecodeError as error:
-        byte = error.object[error.start]
-        raise InputError(
-            f"not {encoding} (byte 0x{byte:02x} at offset {error.start}); set the loader's encoding",
-            path=str(path),
-        ) from None
-
-
 def unique_ids(documents: Iterable[Document]) -> list[Document]:
     """The documents with repeated ids made unique: the second ``x`` is ``x~2``, then ``x~3``."""
     taken: set[str] = set()
@@ -85,38 +59,6 @@ def unique_ids(documents: Iterable[Document]) -> list[Document]:
         taken.add(new_id)
         out.append(doc)
     return out
-
-
-class _FileLoader:
-    """Options every loader shares: ``tier``, ``encoding``, ``modality``."""
-
-    name = "file"
-    default_modality = Modality.unstructured
-
-    def __init__(
-        self,
-        *,
-        tier: str | SourceTier = SourceTier.unverified,
-        encoding: str = "utf-8",
-        modality: str | Modality | None = None,
-    ) -> None:
-        self.tier = _tier(tier)
-        self.encoding = encoding
-        self.modality = self.default_modality if modality is None else _modality(modality)
-        self.warnings: list[str] = []
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(tier={self.tier.value!r}, modality={self.modality.value!r})"
-
-    def _document(self, path: Path, base_dir: Path, text: str, **fields: Any) -> Document:
-        return Document(
-            id=fields.pop("id", None) or document_id(path, base_dir),
-            text=text,
-            uri=str(path),
-            modality=self.modality,
-            tier=self.tier,
-            **fields,
-        )
 
 
 class TextLoader(_FileLoader):
@@ -217,19 +159,3 @@ class DirectoryLoader(_FileLoader):
         if not documents:
             raise InputError(f"no documents match {self.pattern!r} in this folder", path=str(path))
         return documents
-
-
-def _tier(value: str | SourceTier) -> SourceTier:
-    try:
-        return SourceTier(value)
-    except ValueError:
-        choices = ", ".join(t.value for t in SourceTier)
-        raise InputError(f"tier: {value!r} is not one of {choices}") from None
-
-
-def _modality(value: str | Modality) -> Modality:
-    try:
-        return Modality(value)
-    except ValueError:
-        choices = ", ".join(m.value for m in Modality)
-        raise InputError(f"modality: {value!r} is not one of {choices}") from None

@@ -19,7 +19,8 @@ from typing import Any
 from openodke.errors import InputError
 from openodke.ontology.checks import did_you_mean
 from openodke.safeio import max_line_bytes, parse_json
-from openodke.stages.loaders import _FileLoader, document_id, read_text
+from openodke.stages.file_loader import FileLoader as _FileLoader
+from openodke.stages.file_loader import document_id, read_text
 from openodke.types import Document, Modality, SourceTier
 
 __all__ = ["CsvLoader", "JsonlLoader", "render_record"]

@@ -278,14 +278,14 @@ CONCENTRATED_NOTE = (
     [
         (200, 29.9, True),  # the threshold: under 30 effective documents ...
         (200, 30.0, False),
-        (60, 29.9, True),  # ... when they are at most half the informative documents
-        (59, 29.9, False),  # 20-odd documents of similar sizes cover 95%: not concentrated
-        (20, 16.4, False),
+        (45, 29.9, True),  # ... when they are at most 1/1.5 of the informative documents
+        (44, 29.9, False),  # 20-odd documents of similar sizes cover 95%: not concentrated
+        (20, 16.4, False),  # Poisson(4) sizes: design effect about 1.2
         (1000, 3.2, True),
     ],
 )
 def test_the_concentrated_set_threshold(units, effective, flagged):
-    assert (EFFECTIVE_SET, CONCENTRATED) == (30, 2.0)
+    assert (EFFECTIVE_SET, CONCENTRATED) == (30, 1.5)
     note = small_set_note(units, effective=effective)
     expected = CONCENTRATED_NOTE.format(eff=f"{effective:.1f}", units=units)
     assert note == (expected if flagged else None)

@@ -22,7 +22,7 @@ from openodke.eval.engine.keyhash import POLARITIES
 from openodke.eval.engine.near import KINDS
 
 if TYPE_CHECKING:
-    from openodke.eval.diagnosis.precision import Refused
+    from openodke.eval.diagnosis.refused import Refused
 
 __all__ = ["Explainer", "pick"]
 

@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
+from openodke.eval.diagnosis.fix_model import Fix, FixRecall
 from openodke.eval.diagnosis.models import Diagnosis, Rate, Replay
 
 __all__ = ["FIXES", "Fix", "FixRecall", "FixSpec", "fixes", "reference_rates", "render_fixes"]
@@ -161,43 +162,6 @@ _PHRASES = {
 }
 # Counts of at most 30 characters: a longer "number" is not one this code wrote.
 _RATE_IN_BASIS = re.compile(r"\(([^()]*): ([\d,]{1,30}) of ([\d,]{1,30})\)")
-
-
-class FixRecall(BaseModel):
-    """A fix's expected recall gain (fractions of recall) and how it was reckoned."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    expected: float | None = Field(description="The expected gain; None when it cannot say.")
-    ceiling: float | None = Field(description="The gain if every miss were found.")
-    exact: bool = Field(description="True when the fix was replayed, not estimated from a rate.")
-    basis: str = Field(description="How expected was reckoned, in words and numbers.")
-    reference: float | None = Field(
-        default=None, description="The gain at another system's rate (--reference)."
-    )
-    precision: float | None = Field(
-        default=None, description="The precision change, where the fix replays."
-    )
-
-
-class Fix(BaseModel):
-    """What should change: one fix, the misses it targets, its knob and its expected gain."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    rank: int = Field(description="1 = the largest expected recall gain.")
-    buckets: list[str]
-    misses: int | None = Field(description="Misses in the fix's buckets.")
-    action: str
-    knob: str
-    recall: FixRecall
-    detail: list[str] = Field(
-        default_factory=list, description="The largest groups of its misses: 'group: count'."
-    )
-    record: dict[str, Any] | None = Field(
-        default=None, description="What the track record measured for this fix before, or null."
-    )
 
 
 def _misses(n: int) -> str:

@@ -16,13 +16,11 @@ import numpy as np
 
 from openodke.eval.diagnosis.index import Live
 from openodke.eval.diagnosis.models import LABELS, PRECISION_BUCKETS, Bucket
-from openodke.eval.diagnosis.names import Ends
+from openodke.eval.diagnosis.refused import Refused
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.columns import FactColumns
-from openodke.eval.engine.joins import first_of_each, member, mix
+from openodke.eval.engine.joins import member, mix
 from openodke.eval.engine.keyhash import VERDICTS
-from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE, scored_documents
-from openodke.types import Fact
+from openodke.eval.engine.matching import SPURIOUS, WRONG_ENTITY, WRONG_VALUE
 
 if TYPE_CHECKING:
     from openodke.eval.diagnosis.explain import Explainer
@@ -34,35 +32,6 @@ NULL_NOTES = {
     "written_supported": "no prediction carries a grounding verdict",
 }
 _UNCHECKED, _SUPPORTED = VERDICTS.index("unchecked"), VERDICTS.index("supported")
-
-
-class Refused:
-    """What the gate refused, as columns: each fact, the gate's reason, and the document it is
-    scored in (-1: it cites none; -2: it cites only unlabelled documents)."""
-
-    def __init__(self, view: DiagnosisView, refused: list[tuple[Fact, str | None]]) -> None:
-        self.facts = refused
-        # One row per document a refused fact cites, as the predictions are scored.
-        self.columns = FactColumns.of_facts([f for f, _ in refused]).per_document()
-        self.ends = Ends(self.columns)
-        self.doc = scored_documents(self.columns.docs, view.score.matching.doc_ids)
-        self.key = self.columns.keys.key
-
-    def __len__(self) -> int:
-        return len(self.facts)
-
-    def reason(self, r: int) -> str | None:
-        """The gate's reason for the refused fact of row ``r``."""
-        return self.facts[int(self.columns.fact_of(np.asarray(r)))][1]
-
-    def first_codes(self) -> tuple[np.ndarray, np.ndarray]:
-        """Codes of (document, key) in the order each first appears, with that first row;
-        facts citing only unlabelled documents are left out."""
-        rows = np.flatnonzero(self.doc != -2)
-        codes = mix(self.doc[rows], self.key[rows])
-        order = np.argsort(codes, kind="stable")
-        firsts = np.sort(order[first_of_each(codes[order])])
-        return codes[firsts], rows[firsts]
 
 
 def false_positives(view: DiagnosisView, live: Live) -> dict[str, np.ndarray]:

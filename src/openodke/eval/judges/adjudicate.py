@@ -158,12 +158,14 @@ def adjudicate(
     model: str | None = None,
     prompt: str | None = None,
     cards: Sequence[str | Path] = (),
+    allow_failures: float | None = None,
 ) -> AdjudicationOutcome:
     """Ground each prediction the gold lacks ``runs`` times; the adjudication section and list.
 
     ``rows`` are ``(name, facts[, usage])``; ``grounder`` a Grounder, or ``repeat -> Grounder``.
     ``model`` and ``prompt`` name the judge for its calibration line (default: read off the
-    grounder). ProviderError (exit 1) when every grounding failed.
+    grounder). ProviderError (exit 1) when every grounding failed; CallsFailed (exit 1) when more
+    failed than the share ``allow_failures`` allows.
     """
     if not 1 <= needed <= runs:
         raise InputError(f"needed must be between 1 and runs ({runs}), got {needed}")
@@ -188,7 +190,7 @@ def adjudicate(
     for verdicts in by_run:
         for verdict in verdicts:
             tally.add("the grounding failed (unchecked)" if verdict == "unchecked" else None)
-    tally.check()
+    tally.check(allow_failures)
     items = []
     for n, key in enumerate(keys):
         fact, kind, on = asked[key]

@@ -1,7 +1,9 @@
 """Running a judge's questions: concurrently, merged in input order, failures counted.
 
 A failed call (an error result, or an answer that cannot be read) counts neither way; the caller
-reports how many failed, and when every call failed it is a provider error (exit 1).
+reports how many failed; when every call failed it is a provider error (exit 1), and when more
+failed than ``--allow-failures`` allows it is CallsFailed (exit 1): the rule every model-calling
+command shares (``openodke.llm.failures``).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import TypeVar
 
 from openodke.errors import ProviderError
 from openodke.llm import map_calls
+from openodke.llm.failures import enforce_failures
 
 __all__ = ["CallTally", "in_order"]
 
@@ -53,9 +56,16 @@ class CallTally:
             f"(first: {self.first_error})"
         )
 
-    def check(self) -> None:
-        """ProviderError (exit 1) when there were calls and every one failed."""
+    def check(self, allow: float | None = None) -> None:
+        """ProviderError (exit 1) when there were calls and every one failed; CallsFailed (exit 1)
+        when more failed than the share ``allow`` (``--allow-failures``; the CLI passes 0 when it
+        is not given; None, the library's default, leaves partial failures to the report's note)."""
         if self.calls and self.failed == self.calls:
             raise ProviderError(
                 f"{self.what}: every one of {self.calls} calls failed (first: {self.first_error})"
             )
+        if allow is None:
+            return
+        enforce_failures(
+            self.failed, self.calls, unit=f"{self.what} calls", allow=allow, first=self.first_error
+        )

@@ -114,11 +114,13 @@ def lenient_score(
     draws: Draws = DEFAULT_DRAWS,
     pairs_path: str | Path | None = None,
     cards: Sequence[str | Path] = (),
+    allow_failures: float | None = None,
 ) -> LenientOutcome:
     """The lenient section for ``rows`` (``(name, facts[, usage])``), its pairs and its table.
 
     ``labelled`` names the labelled documents (default: ``documents``' ids). ProviderError (exit
-    1) when every judge call failed.
+    1) when every judge call failed; CallsFailed (exit 1) when more failed than the share
+    ``allow_failures`` allows.
     """
     docs = list(documents)
     texts = texts_of(docs)
@@ -154,7 +156,7 @@ def lenient_score(
     for verdict in verdicts.values():
         for answer in verdict.answers:
             tally.add(answer.error if answer.decision is None else None)
-    tally.check()
+    tally.check(allow_failures)
     answered = {
         k: (
             verdicts[prompts[_prompt_key(judge, found[k][0], found[k][1], passages[k])]],

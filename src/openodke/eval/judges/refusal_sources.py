@@ -93,7 +93,9 @@ def _from_ground(path: Path, texts: Mapping[str, str] | None) -> list[Refusal]:
 
 
 def _from_refused(path: Path, texts: Mapping[str, str] | None) -> list[Refusal]:
-    out = []
+    out: list[Refusal] = []
+    if path.stat().st_size == 0:
+        return out  # odke validate writes an empty refused.jsonl when it refused nothing
     for line, row in iter_json_lines(path):
         if not isinstance(row, dict) or "fact" not in row:
             raise InputError('expected {"fact": ..., "reason": ...}', path=str(path), line=line)

@@ -209,7 +209,7 @@ def pipeline_run(
     if train_facts is not None:
         if inputs.bench is None or inputs.bench.dataset != "redocred":  # type: ignore[attr-defined]
             raise InputError("--train-facts is for a Re-DocRED --bench set (its Ign F1)")
-        from openodke.bench import load_train_facts
+        from openodke.bench.official_redocred import load_train_facts
 
         train = load_train_facts(train_facts)
     docs = inputs.documents
@@ -220,7 +220,7 @@ def pipeline_run(
     if predictions is not None:
         run_inputs["predictions"] = str(predictions)
         if inputs.bench is not None and sniff and is_submission(predictions):
-            from openodke.bench import read_submission
+            from openodke.bench.submissions import read_submission
 
             facts = read_submission(predictions, inputs.bench, notes=notes)  # type: ignore[arg-type]
             submission = predictions

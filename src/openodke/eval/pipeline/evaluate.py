@@ -154,7 +154,7 @@ def label_inputs(
 
 def bench_inputs(path: Path) -> PipelineInputs:
     """A prepared bench set (``odke bench prepare``)."""
-    from openodke.bench import load_bench
+    from openodke.bench.load import load_bench
 
     bench = load_bench(path)
     return PipelineInputs(
@@ -174,7 +174,8 @@ def bench_inputs(path: Path) -> PipelineInputs:
 
 def official_row(official: object) -> tuple[Row, list[str]]:
     """The benchmark's own score as a report row (points: no ranges) and its notes."""
-    from openodke.bench import RedocredOfficial, Text2KGOfficial
+    from openodke.bench.official_redocred import RedocredOfficial
+    from openodke.bench.official_text2kg import Text2KGOfficial
 
     if isinstance(official, Text2KGOfficial):
         notes = list(official.notes)
@@ -236,7 +237,9 @@ def official_from_submission(
     bench: object, path: Path, *, train_facts: Iterable[tuple[str, str, str]] | None = None
 ) -> object:
     """The official score of a file in the benchmark's own format, replayed as written."""
-    from openodke.bench import score_redocred_official, score_text2kg_official, text2kgbench
+    from openodke.bench import text2kgbench
+    from openodke.bench.official_redocred import score_redocred_official
+    from openodke.bench.official_text2kg import score_text2kg_official
 
     if bench.dataset == "text2kgbench":  # type: ignore[attr-defined]
         return score_text2kg_official(
@@ -274,7 +277,7 @@ def score_pipeline(
     scored = list(facts)
     bench = inputs.bench
     if bench is not None:
-        from openodke.bench import score_official
+        from openodke.bench.official import score_official
 
         scored, failed = bench.align(scored)  # type: ignore[attr-defined]
         if failed:

@@ -50,6 +50,8 @@ class Extras:
     lenient: Path | None = None
     config: RunConfig | None = None
     model: GroundModel | None = None
+    allow_failures: float | None = None
+    """The share of judge calls that may fail (``--allow-failures``)."""
 
     @property
     def active(self) -> bool:
@@ -121,7 +123,7 @@ def extend_result(
         out.tables.append(_validator(parts, extras.config, written, inputs, model, report.title))
     for path, ask in ((extras.adjudicate, _adjudicate), (extras.lenient, _lenient)):
         if path is not None:
-            table, lines = ask(parts, inputs, model, path)
+            table, lines = ask(parts, inputs, model, path, extras.allow_failures)
             out.tables.append(table)
             out.files.append((path, lines))
     findings = result.findings
@@ -250,7 +252,11 @@ def _lines(rows: Sequence[Any]) -> str:
 
 
 def _adjudicate(
-    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+    parts: _Parts,
+    inputs: PipelineInputs,
+    model: GroundModel,
+    path: Path,
+    allow: float | None = None,
 ) -> tuple[str, str]:
     """The adjudication section of every row; its table and the list's lines."""
     from openodke.eval.judges import adjudicate
@@ -278,6 +284,7 @@ def _adjudicate(
         max_workers=model.max_workers,
         list_path=path,
         cards=model.cards,
+        allow_failures=allow,
     )
     for used in made:
         parts.provenance.add_grounder(used)
@@ -287,7 +294,11 @@ def _adjudicate(
 
 
 def _lenient(
-    parts: _Parts, inputs: PipelineInputs, model: GroundModel, path: Path
+    parts: _Parts,
+    inputs: PipelineInputs,
+    model: GroundModel,
+    path: Path,
+    allow: float | None = None,
 ) -> tuple[str, str]:
     """The lenient section of every row and the last row's pairs; its table and the pairs."""
     from openodke.eval.equivalence import FACT_EQUIV, FactJudge, lenient_score
@@ -302,6 +313,7 @@ def _lenient(
         max_workers=model.max_workers,
         pairs_path=path,
         cards=model.cards,
+        allow_failures=allow,
     )
     if outcome.tally.calls:
         parts.provenance.add_judge("ground", judge.model, FACT_EQUIV)

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.eval.compare import Comparison
-from openodke.eval.diagnosis.fixes import Fix
+from openodke.eval.diagnosis.fix_model import Fix
 from openodke.eval.diagnosis.models import DiagnosisRow
 from openodke.eval.stages.stage_report import StageReport
 

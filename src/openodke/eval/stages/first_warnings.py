@@ -15,7 +15,7 @@ EvalReport's notes start with them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -24,17 +24,36 @@ from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.eval.engine.near import fact_words
 
 if TYPE_CHECKING:
-    from openodke.eval.stages.extract import ExtractionScore
+    from openodke.eval.engine.columns import FactColumns
+    from openodke.eval.engine.matching import Matching
+    from openodke.eval.engine.near import NearMisses
 
 __all__ = ["first_warnings", "warnings_of"]
 
 
-def first_warnings(score: ExtractionScore) -> list[str]:
+class _Scored(Protocol):
+    """What the warnings read of a score (:class:`openodke.eval.stages.extract.ExtractionScore`,
+    which keeps them); named here, so this module need not import the one that calls it."""
+
+    matching: Matching
+    gold: FactColumns | None
+    predicted: FactColumns | None
+
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+    @property
+    def near(self) -> NearMisses: ...
+
+    def unlabelled_warning(self) -> Any: ...
+
+
+def first_warnings(score: _Scored) -> list[str]:
     """The lines to say before anything else about ``score`` (none when all is well)."""
     return list(score.warnings)
 
 
-def warnings_of(score: ExtractionScore) -> list[str]:
+def warnings_of(score: _Scored) -> list[str]:
     """Worked out once per score (:attr:`ExtractionScore.warnings` keeps them)."""
     return [*_nothing_in_common(score), *score.near.lines()]
 
@@ -47,7 +66,7 @@ def _quoted(values: list[str]) -> str:
     return ", ".join(repr(v) for v in values)
 
 
-def _nothing_in_common(score: ExtractionScore) -> list[str]:
+def _nothing_in_common(score: _Scored) -> list[str]:
     m, g, p = score.matching, score.gold, score.predicted
     warning = score.unlabelled_warning()  # the documents: one wording (DECISIONS 109)
     out = [warning] if warning is not None else []

@@ -59,11 +59,12 @@ IntervalMethod = Literal["expanded-bca", "percentile"]
 SMALL_SET = 10
 # A set whose facts sit in a few documents behaves like a set of that few (DECISIONS 161): below
 # this many effective documents (Kish's (Σw)²/Σw², w a document's gold + predicted facts), when
-# they are at most 1/CONCENTRATED of the informative documents, no reading of the draws held
-# 93.5% in our simulation (bench/range_simulations.py): 89–92% at 10–20 effective documents of
-# heavy-tailed sizes, against 94–96% for sets of similar sizes with as few effective documents.
+# they are at most 1/CONCENTRATED of the informative documents (design effect ≥ 1.5), no reading
+# of the draws held 93.5% in our simulation (bench/range_simulations.py): 89–93% at 10–20
+# effective documents of heavy-tailed sizes, against 94–96% for sets of similar sizes (design
+# effect about 1.2) with as few effective documents.
 EFFECTIVE_SET = 30
-CONCENTRATED = 2.0
+CONCENTRATED = 1.5
 # Student's t CDF by its finite series up to this many degrees of freedom; beyond, the
 # Cornish–Fisher expansion, whose next term is under 1e-10 there.
 _SERIES_DF = 400
@@ -220,7 +221,7 @@ def small_set_note(
     every item. `total` is how many units the set has, when more. Below `SMALL_SET` (10) a 95%
     range can cover the truth far less often than 95% (DECISIONS #41), whatever the method.
     `effective` is `effective_documents` of the set: under `EFFECTIVE_SET` (30) when the facts
-    are concentrated (the informative documents are `CONCENTRATED` times as many or more), a
+    are concentrated (the informative documents are `CONCENTRATED` (1.5) times as many or more), a
     few documents decide every draw and the note gives the effective size (DECISIONS 161).
     """
     if units >= SMALL_SET:
