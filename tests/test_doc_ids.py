@@ -21,7 +21,8 @@ FOLDER = ["d0.txt", "d1.md", "sub/d3.md", "a/dup.txt", "b/dup.txt", "notes.v2.js
         ("d0", "d0.txt"),  # the label's bare name: the file's stem
         ("other/d0.txt", "d0.txt"),  # another folder, the same stem
         ("d0.md", "d0.txt"),  # another extension kind
-        ("D0", None),  # stems compare as written
+        ("D0", "d0.txt"),  # by stem in another letter case (issue 17)
+        ("D0.TXT", "d0.txt"),  # by id in another letter case
         ("d1", "d1.md"),
         ("d3", "sub/d3.md"),  # an id with folders
         ("x/y/d3.txt", "sub/d3.md"),

@@ -1,9 +1,11 @@
 """Which document an id names: the same id, else the one document with the same file stem.
 
 Labels, predictions, ``--documents`` and other systems' rows name documents their own ways
-(``d0``, ``d0.txt``, ``texts/d0.txt``). One rule joins them everywhere (surface.md section 9 and
-"Harness matching"): an id names the document with that id; else the one document whose file stem
-is the id, or the id's stem (:func:`source_stem`: folder, ``#L<line>``/``~n`` and suffix dropped).
+(``d0``, ``d0.txt``, ``texts/d0.txt``, ``D0.TXT``). One rule joins them everywhere (surface.md
+section 9 and "Harness matching"): an id names the document with that id; else the one document
+whose id is the same in another letter case; else the one document whose file stem is the id, or
+the id's stem (:func:`source_stem`: folder, ``#L<line>``/``~n`` and suffix dropped), in that
+letter case, else in any.
 A stem that several documents share joins none of them. An id naming a record (``r.csv#L2``)
 joins by stem only a document naming the same record, never a sibling record of its file.
 """
@@ -128,9 +130,40 @@ class DocIds:
         """The document named ``doc_id`` or joined to it; None when none is."""
         return self._index.get(doc_id)
 
+    @cached_property
+    def _folded(self) -> dict[str, int | None]:
+        """Each id case-folded → its document (None: ids of two documents fold alike)."""
+        out: dict[str, int | None] = {}
+        for name, d in self._index.items():
+            if out.setdefault(name.casefold(), d) != d:
+                out[name.casefold()] = None
+        return out
+
+    @cached_property
+    def _folded_stems(self) -> dict[str, list[int]]:
+        out: dict[str, list[int]] = {}
+        for name, d in self._index.items():
+            stem = source_stem(name).casefold()
+            group = out.setdefault(stem, []) if stem else []
+            if stem and d not in group:
+                group.append(d)
+        return out
+
     def by_stem(self, reference: str) -> int | None:
-        """The one document whose file stem ``reference`` names; None when none or several do."""
-        return self._stems.resolve(reference) if self.names else None
+        """The one document ``reference`` names other than by its exact id: by id in another
+        letter case, else by file stem, else by file stem in another letter case; None when
+        none or several do."""
+        if not self.names:
+            return None
+        found = self._folded.get(reference.casefold())
+        if found is not None:
+            return found
+        found = self._stems.resolve(reference)
+        if found is not None or "#" in reference or "~" in reference:
+            return found
+        stems = self._folded_stems
+        group = stems.get(reference.casefold()) or stems.get(source_stem(reference).casefold())
+        return group[0] if group is not None and len(group) == 1 else None
 
     def find(self, reference: str) -> int | None:
         """The document ``reference`` names: by id, else by unique stem; None when none does."""

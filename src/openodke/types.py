@@ -248,7 +248,9 @@ def normalise_value(value: Any) -> str:
     """A literal's matching form: whitespace collapsed, casefolded, numbers canonical.
 
     An integral number becomes its int (``1815``, ``"1815"`` and ``1815.0`` all give ``"1815"``),
-    another finite number ``repr(float)``; a bool is ``"true"``/``"false"``.
+    another finite number ``repr(float)``; a bool is ``"true"``/``"false"``. A string with a
+    leading zero (``"02139"``, ``"-007"``) stays a string. (Where an ontology ranges the
+    predicate as a string, matching compares the text itself: DECISIONS 125.)
     """
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -257,6 +259,9 @@ def normalise_value(value: Any) -> str:
     if isinstance(value, float):
         return _number_form(value)
     text = " ".join(str(value).split()).casefold()
+    digits = text.lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return text  # a leading zero: a code ("02139"), not a number
     try:
         number = float(text) if text[:1].isdigit() or text[:1] in "+-." else None
     except ValueError:

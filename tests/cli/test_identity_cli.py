@@ -104,14 +104,14 @@ def test_other_tools_type_names_score_through_a_type_map(tmp_path, names, ontolo
     assert _counts(*base, "--match", "names") == HAND
 
 
-def test_the_ontology_knows_its_types_in_any_case(tmp_path):
-    # GraphRAG upper-cases types; the ontology's own names then need no map.
+def test_types_compare_in_any_case(tmp_path):
+    # GraphRAG upper-cases types; with or without the ontology they need no map (issue 17).
     labels = _rewrite_keys(tmp_path, "named", _named)
     predictions = _typed_triples(
         tmp_path, {"COMPANY": "Company", "CITY": "City", "PERSON": "Person"}
     )
     assert _counts("--labels", labels, "--predictions", predictions, *ONTOLOGY) == HAND
-    assert _counts("--labels", labels, "--predictions", predictions) == NONE
+    assert _counts("--labels", labels, "--predictions", predictions) == HAND
 
 
 def test_spec_style_gold_against_a_triples_pipeline(tmp_path):

@@ -85,7 +85,7 @@ class _Python:
 
 
 def _sandbox(tmp_path: Path) -> Path:
-    for name in ("examples", "data"):
+    for name in ("examples", "data", "tests"):  # tests: the adapter fixtures
         (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
     return tmp_path
 

@@ -62,7 +62,8 @@ Match = Annotated[
     str,
     typer.Option(
         "--match",
-        help="identity: entities by name and type; names: (subject name, predicate, object) only.",
+        help="identity: entities by name and type; names: (subject name, predicate, object) "
+        "only; exact: keys and types as written (no case or `Type:` folding).",
     ),
 ]
 Describe = Annotated[

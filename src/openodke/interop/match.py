@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
-from openodke.doc_ids import StemIndex, source_stem
+from openodke.doc_ids import DocIds, StemIndex, source_stem
 from openodke.interop.triples import TripleRow
 from openodke.types import Document
 
@@ -85,7 +86,18 @@ class DocumentIndex:
         group = self._stems.candidates(reference)
         if len(group) == 1:
             return self.documents[group[0]], "stem"
+        if not group:  # the same id or stem in another letter case (HALDEN.TXT)
+            found = self._folded.by_stem(reference)
+            if found is not None:
+                return self._by_id[self._folded.names[found]], "stem"
         return None, "ambiguous" if group else "unmatched"
+
+    @cached_property
+    def _folded(self) -> DocIds:
+        first = list(self._by_id)
+        number = {doc_id: k for k, doc_id in enumerate(first)}
+        uris = {d.uri: number[d.id] for d in self.documents if d.uri and d.uri not in number}
+        return DocIds(first, uris)
 
     def get(self, reference: str) -> Document | None:
         """The document ``reference`` names, or None (unmatched or ambiguous)."""

@@ -89,10 +89,16 @@ CASES = [
         id="other-predicate-and-type-is-not-near",
     ),
     pytest.param(
-        [fact("cy", "works_at", "gamma", "doc2"), fact("cy", "works_at", "gamma", "doc3")],
+        [fact("cy", "works_at", "gamma", "doc2 "), fact("cy", "works_at", "gamma", "doc3")],
         (0, 0, 3),  # both cite unlabelled documents: unscored, no false positive
         {"document": 1},
-        id="document-id-in-another-case",
+        id="document-id-in-another-form",
+    ),
+    pytest.param(
+        [fact("cy", "works_at", "gamma", "DOC2"), fact("cy", "works_at", "gamma", "doc3")],
+        (1, 0, 2),  # an id in another letter case names the document (issue 17)
+        {},
+        id="document-id-in-another-case-joins",
     ),
     pytest.param(
         [fact("ada", "works_at", "acme", polarity=Polarity.denied)],
@@ -153,12 +159,12 @@ def test_the_type_line_builds_the_type_map_from_the_misses() -> None:
 
 
 def test_the_document_line_shows_both_ids() -> None:
-    first = first_warnings(score_facts(GOLD, [fact("cy", "works_at", "gamma", "doc2")]))
+    first = first_warnings(score_facts(GOLD, [fact("cy", "works_at", "gamma", "doc2 ")]))
     assert len(first) == 2 and first[0].startswith(
         "1 of 1 predictions citing a document cite none the labels name, even by file stem"
     )
     line = first[1]  # the only prediction is unscored: nothing in common comes first
-    assert "gold Doc2: cy (Person) · works_at · gamma (Company) vs written doc2: " in line
+    assert "gold Doc2: cy (Person) · works_at · gamma (Company) vs written doc2 : " in line
     assert line.endswith("Fix: name documents as the labels do (each example shows both ids)")
 
 

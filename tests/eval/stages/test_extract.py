@@ -199,7 +199,7 @@ def test_ids_joined_by_file_stem_score_as_matching_ids_and_say_so():
     m = report.metrics
     assert (m["tp"], m["fp"], m["fn"], m["wrong_value"]) == (1, 1, 1, 1)
     assert report.notes == (
-        "3 document ids joined a labelled document by file stem, none having their id "
+        "3 document ids joined a labelled document by letter case or file stem, none having their id "
         "(e.g. 'd1' ↔ 'd1.txt')",
     )
     plain = evaluate_extraction(

@@ -26,7 +26,10 @@ class Refused:
         self.columns = FactColumns.of_facts([f for f, _ in refused]).per_document()
         self.ends = Ends(self.columns)
         self.doc = scored_documents(self.columns.docs, view.score.matching.doc_ids)
-        self.key = self.columns.keys.key
+        c, aligner = self.columns, view.score.aligner
+        # compared as the predictions were (types, prefixes, documents: DECISIONS 121-128)
+        keys = c.keys if aligner is None else aligner.keys(c.keys, c.docs, c.types, c)
+        self.key = keys.key
 
     def __len__(self) -> int:
         return len(self.facts)

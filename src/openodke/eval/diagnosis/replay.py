@@ -28,6 +28,7 @@ from openodke.eval.diagnosis.saturation import Saturation
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.joins import first_of_each, member, mix
 from openodke.eval.engine.key_table import DocColumn, KeyTable
+from openodke.eval.engine.match_key import MatchKey, encode_key
 from openodke.eval.engine.matching import (
     DUPLICATE,
     HIT,
@@ -38,6 +39,7 @@ from openodke.eval.engine.matching import (
 
 if TYPE_CHECKING:
     from openodke.eval.diagnosis.precision import Refused
+    from openodke.eval.engine.columns import FactColumns
 
 __all__ = ["derived_inverses", "rates_and_replays", "replay"]
 
@@ -56,8 +58,11 @@ def replay(
     view: DiagnosisView,
     docs: DocColumn | Sequence[tuple[str, ...]],
     keys: KeyTable | Sequence[str],
+    *,
+    columns: FactColumns | None = None,
 ) -> Replay:
-    """The row's predictions plus ``keys`` (citing ``docs``), rescored; repeats left out.
+    """The row's predictions plus ``keys`` (citing ``docs``; ``columns`` their rows, when they
+    are a side's, so identity reads them as it read the predictions), rescored; repeats left out.
 
     When no prediction, old or added, cites nothing, the rescore is reckoned without rerunning
     the matcher, and exactly: only pass 1 (equal identity in one document) makes hits, and adding
@@ -70,7 +75,8 @@ def replay(
     table = keys if isinstance(keys, KeyTable) else KeyTable.of(list(keys))
     aligner = view.score.aligner
     if aligner is not None:  # compared as the row's predictions were (type map, untyped ends)
-        table = aligner.keys(table, cited, view.predicted.types)
+        types = view.predicted.types if columns is None else columns.types
+        table = aligner.keys(table, cited, types, columns)
     m = view.score.matching
     ng = len(m.gold_status)
     pred_key = m.rows.key[ng:]
@@ -152,7 +158,13 @@ def derived_inverses(
                 column.append(value)
             taken.append(j)
     said.forget()
-    return p.docs.take(np.asarray(taken, dtype=np.int64)), KeyTable.of_parts(parts)  # type: ignore[arg-type]
+    # With the key strings, so the aligner can read untyped `Type:name` keys (DECISIONS 123).
+    strings = [
+        encode_key(MatchKey(q, sk, st, False, ok, ot, pol, ()))
+        for q, sk, st, ok, ot, _, pol, _ in zip(*parts, strict=True)
+    ]
+    table = KeyTable.of_parts(parts, strings)  # type: ignore[arg-type]
+    return p.docs.take(np.asarray(taken, dtype=np.int64)), table
 
 
 _POLARITY = ("asserted", "denied", "partial")
@@ -206,7 +218,9 @@ def rates_and_replays(
     }
     replays: dict[str, Replay | None] = {"audit": None, "inverses": None}
     if refused is not None:
-        replays["audit"] = replay(view, refused.columns.docs, refused.columns.keys)
+        replays["audit"] = replay(
+            view, refused.columns.docs, refused.columns.keys, columns=refused.columns
+        )
     implied = inverse_pairs(inverses) if inverses is not None else {}
     if implied:
         replays["inverses"] = replay(view, *derived_inverses(view, live, implied))

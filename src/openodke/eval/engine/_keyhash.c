@@ -265,6 +265,19 @@ static int fact_row(PyObject *fact, PyObject *literal_of, PyObject *scoped_of, P
     if (is_literal) {
         if ((h = PyObject_Hash(obj)) == -1 && PyErr_Occurred()) goto done;
         wide[OBJECT_NODE * n] = wide[OBJECT_BARE * n] = (int64_t)h ^ LITERAL_NODE;
+        /* A string read as a number: its bare name is its text, folded (a string range
+           compares that). Only a number's form starts with a digit or '-'. */
+        if (PyUnicode_Check(value) && PyUnicode_GET_LENGTH(obj) > 0) {
+            Py_UCS4 c = PyUnicode_READ_CHAR(obj, 0);
+            if ((c >= '0' && c <= '9') || c == '-') {
+                PyObject *folded = PyObject_CallOneArg(fold_of, value);
+                if (folded == NULL) goto done;
+                h = PyObject_Hash(folded);
+                Py_DECREF(folded);
+                if (h == -1 && PyErr_Occurred()) goto done;
+                wide[OBJECT_BARE * n] = (int64_t)h ^ LITERAL_NODE;
+            }
+        }
         wide[OBJECT_TYPE * n] = 0;
         PyObject *text = PyObject_Str(value);
         if (text == NULL) goto done;

@@ -1,52 +1,82 @@
 """What makes a prediction the same fact as a gold row (surface.md, "Entity identity when
 matching"), applied to both sides' key tables before matching.
 
-Names already compare as users mean them (:mod:`~openodke.eval.engine.fold`). Types:
+Names already compare as users mean them (:mod:`~openodke.eval.engine.fold`). Both sides then go
+through the same steps (DECISIONS 115-120, 121-129):
 
-- ``--type-map FILE`` (their type → ours) renames types first; with an ontology, a type it knows
-  by a name or an alias, in any case, becomes that type;
+- predicates: with an ontology, a name, label or alias in any case is that predicate;
+- types compare case-insensitively; ``--type-map FILE`` (their type → ours, keys in any case)
+  renames types first; with an ontology, a type it knows by a name or an alias becomes that type;
+- an untyped end whose key reads ``Type:name``, the prefix naming a declared type (the ontology's,
+  or without one a type either side uses), is ``name`` of that type;
+- with an ontology, a literal of a predicate whose range is a string compares as a string (case
+  and whitespace folded, never read as a number);
+- a prediction's document is the labelled document it names by id, in any letter case or by file
+  stem, for every rule below that looks a document up;
 - an entity whose source gave no type (``Thing``) takes the type of the gold entity of the same
-  name in its document (else anywhere, when that name has one type in the whole gold), and a
-  prediction's end named like an untyped gold entity drops its type: untyped matches any type;
+  name in its document (else anywhere, when that name has one type in the whole gold; else the
+  type the gold gives that end of the same fact), and a prediction's end named like an untyped
+  gold entity drops its type: untyped matches any type;
 - an untyped entity object named like a gold literal object of its document is that literal
-  (without types, ``"1998"`` may be the year);
+  (without types, ``"1998"`` may be the year), and a literal named like an untyped gold entity
+  object is that entity;
+- when most predicted entity names are no gold entity's, each end also goes by its ``label`` and
+  ``aliases``;
 - two different declared types never match;
 - ``match="names"`` compares no types at all: (subject name, predicate, object), as
-  Text2KGBench's scorer does.
+  Text2KGBench's scorer does; ``match="exact"`` folds no key (case, ``Type:`` prefix) and no type
+  name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from openodke.errors import InputError
+from openodke.eval.engine.fold import fold, key_parts, node_of
 from openodke.eval.engine.joins import distinct, member, mix
-from openodke.eval.engine.key_table import UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
+from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
+from openodke.eval.engine.matching import labelled_documents, scored_documents
+from openodke.ontology.model import lookup_form
 from openodke.safeio import read_json
 
 if TYPE_CHECKING:
+    from openodke.doc_ids import DocIds
     from openodke.eval.engine.columns import FactColumns
     from openodke.ontology import Ontology
 
-__all__ = ["MATCH_MODES", "Aligner", "Identity", "read_type_map"]
+__all__ = ["MATCH_MODES", "STRING_RANGES", "Aligner", "Identity", "TypeMap", "read_type_map"]
 
-MATCH_MODES = ("identity", "names")
-"""``--match``: entities by name and type (the default), or by name alone."""
+MATCH_MODES = ("identity", "names", "exact")
+"""``--match``: entities by name and type (the default), by name alone, or by key and type as
+written (no folding)."""
+STRING_RANGES = frozenset({"string", "text"})
+"""Ranges whose literals compare as strings, never as numbers."""
+_UNTYPED_FOLDED = frozenset(fold(n) for n in UNTYPED_NAMES)
+Docs = Callable[[], np.ndarray]
+"""Each row's document hash, worked out when first asked (most runs never need it)."""
+
+
+class TypeMap(dict[str, str]):
+    """A ``--type-map``: their type → ours, with the file it was read from (``path``)."""
+
+    path: str | None = None
 
 
 @dataclass(frozen=True)
 class Identity:
-    """How ends compare: ``match`` (``"identity"`` or ``"names"``), ``type_map`` (a type as a
-    prediction spells it → the type it means) and ``ontology`` (its types' names and aliases)."""
+    """How ends compare: ``match`` (``"identity"``, ``"names"`` or ``"exact"``), ``type_map`` (a
+    type as a prediction spells it, in any case → the type it means) and ``ontology`` (its types'
+    and predicates' names, labels and aliases; its ranges)."""
 
-    match: Literal["identity", "names"] = "identity"
+    match: Literal["identity", "names", "exact"] = "identity"
     type_map: Mapping[str, str] = field(default_factory=dict)
     ontology: Ontology | None = field(default=None, compare=False)
 
@@ -54,16 +84,23 @@ class Identity:
         if self.match not in MATCH_MODES:
             raise InputError(f"--match: {self.match!r} is not one of {', '.join(MATCH_MODES)}")
 
+    @cached_property
+    def _folded_map(self) -> dict[str, str]:
+        return {fold(k): v for k, v in self.type_map.items()}
+
     def renamed(self, name: str) -> str | None:
         """The type ``name`` means, when the map or the ontology renames it (None: it does not)."""
-        ours = self.type_map.get(name)
+        if self.match == "exact":
+            ours = self.type_map.get(name)
+        else:
+            ours = self._folded_map.get(fold(name))
         if ours is None and self.ontology is not None:
             found = self.ontology.entity_type(name)
             ours = found.name if found is not None else None
         return None if ours == name else ours
 
 
-def read_type_map(path: str | Path) -> dict[str, str]:
+def read_type_map(path: str | Path) -> TypeMap:
     """A ``--type-map`` file: a JSON object, their type name → ours."""
     data = read_json(path, what="a --type-map file (a JSON object, their type -> ours)")
     if not isinstance(data, dict) or not all(
@@ -73,45 +110,339 @@ def read_type_map(path: str | Path) -> dict[str, str]:
             'a type map is a JSON object of type names, e.g. {"Organization": "Company"}',
             path=str(path),
         )
-    return data
+    out = TypeMap(data)
+    out.path = str(path)
+    return out
+
+
+def _remap(column: np.ndarray, src: list[int], dst: list[int]) -> np.ndarray | None:
+    """``column`` with each value of ``src`` replaced by its ``dst`` (None: nothing to replace)."""
+    if not src or not len(column):
+        return None
+    order = np.argsort(np.asarray(src, np.int64))
+    s, d = np.asarray(src, np.int64)[order], np.asarray(dst, np.int64)[order]
+    at = np.minimum(np.searchsorted(s, column), len(s) - 1)
+    hit = s[at] == column
+    if not hit.any():
+        return None
+    out = column.copy()
+    out[hit] = d[at[hit]]
+    return out
 
 
 class Aligner:
-    """The types one scoring compares by, worked out from the gold once and applied to any
-    prediction-side table (the predictions, what a replayed fix would add, refused facts)."""
+    """The types, names and documents one scoring compares by, worked out from the gold once and
+    applied to any prediction-side table (the predictions, what a replayed fix would add, refused
+    facts).
 
-    def __init__(self, gold: FactColumns, identity: Identity) -> None:
+    ``documents`` names the labelled documents beyond the gold's (as ``match_keys`` takes them);
+    ``predicted`` the predictions: their type names say (without an ontology) which ``Type:``
+    prefixes of untyped gold keys are types.
+    """
+
+    def __init__(
+        self,
+        gold: FactColumns,
+        identity: Identity,
+        documents: Iterable[str] | DocIds | None = None,
+        predicted: FactColumns | None = None,
+    ) -> None:
         self.identity = identity
         self._gold = gold
+        self.doc_ids, self._doc_hashes = labelled_documents(gold.docs, documents)
         self._types = dict(gold.types)
-        g = gold.keys
+        self._canon: dict[str, int] = {}
+        self._exact = identity.match == "exact"
+        self._check_type_map(gold.types)
+        g = self._predicates(gold.keys)
         if identity.match == "names":
             self.gold_keys = _untyped(g)
             return
-        s_type, o_type = self._mapped(g.subject_type), self._mapped(g.object_type)
-        self.gold_keys = (
-            g
-            if s_type is None and o_type is None
-            else g.with_types(
-                g.subject_type if s_type is None else s_type,
-                g.object_type if o_type is None else o_type,
+        theirs = predicted.types if predicted is not None else {}
+        self._prefix_types = self._declared({**gold.types, **theirs})
+        g = self._typed(g, gold.types)
+        self._gold_table = g
+        self._uncited: np.ndarray | None = None
+        g = self._prefixed(g, gold, lambda: gold.docs.hashes, gold=True)
+        g = self._strings(g, gold)
+        if self._exact:
+            g = self._as_written(g, gold)
+        self.gold_keys = g
+
+    # --- the steps both sides take -----------------------------------------------------------
+
+    def _check_type_map(self, gold_types: Mapping[int, str]) -> None:
+        """A map naming a type neither the ontology nor the gold has is refused, naming them."""
+        targets = dict.fromkeys(self.identity.type_map.values())
+        if not targets:
+            return
+        onto = self.identity.ontology
+        known = {fold(n) for n in gold_types.values()} | _UNTYPED_FOLDED
+        unknown = [
+            t
+            for t in targets
+            if fold(t) not in known and (onto is None or onto.entity_type(t) is None)
+        ]
+        if unknown:
+            listed = ", ".join(repr(t) for t in unknown)
+            theirs = sorted({n for n in gold_types.values() if fold(n) not in _UNTYPED_FOLDED})
+            if onto is not None:
+                theirs = sorted(onto.types)
+            where = "the ontology's" if onto is not None else "the gold's"
+            raise InputError(
+                f"--type-map: {listed} {'is' if len(unknown) == 1 else 'are'} no type of the "
+                f"ontology or the gold ({where} types: {', '.join(theirs[:12]) or 'none'})",
+                path=getattr(self.identity.type_map, "path", None),
             )
+
+    def _target(self, name: str, h: int) -> int:
+        """The type hash ``name`` (hashed ``h``) compares as."""
+        ours = self.identity.renamed(name)
+        final = name if ours is None else ours
+        if self._exact:
+            return UNTYPED if final in UNTYPED_NAMES else (h if ours is None else hash(final))
+        folded = fold(final)
+        if folded in _UNTYPED_FOLDED:
+            return UNTYPED
+        target = self._canon.setdefault(folded, h if ours is None else hash(final))
+        self._types.setdefault(target, final)
+        return target
+
+    def _typed(self, table: KeyTable, types: Mapping[int, str]) -> KeyTable:
+        """Type columns renamed through the map, the ontology and letter case."""
+        src, dst = [], []
+        for h, name in types.items():
+            t = self._target(name, h)
+            if t != h:
+                src.append(h)
+                dst.append(t)
+        s = _remap(table.subject_type, src, dst)
+        o = _remap(table.object_type, src, dst)
+        if s is None and o is None:
+            return table
+        return table.with_types(
+            table.subject_type if s is None else s, table.object_type if o is None else o
         )
 
-    def keys(self, table: KeyTable, docs: DocColumn, types: Mapping[int, str]) -> KeyTable:
-        """``table`` (prediction rows citing ``docs``; ``types`` names its type hashes) with the
-        effective types matching compares."""
+    def _predicates(self, table: KeyTable) -> KeyTable:
+        """Predicates named by the ontology's label or an alias become its name."""
+        onto = self.identity.ontology
+        if onto is None:
+            return table
+        src, dst, named = [], [], dict(table.predicates)
+        for h, name in table.predicates.items():
+            found = onto.predicate(name)
+            if found is None:
+                continue
+            t = hash(lookup_form(found.name))
+            if t != h:
+                src.append(h)
+                dst.append(t)
+                named.setdefault(t, found.name)
+        column = _remap(table.predicate, src, dst)
+        return table if column is None else replace(table, predicate=column, predicates=named)
+
+    def _declared(self, types: Mapping[int, str]) -> dict[int, int]:
+        """Folded prefix hash → the type it names: the ontology's types and aliases, else every
+        declared type of ``types``."""
+        onto = self.identity.ontology
+        out: dict[int, int] = {}
+        if onto is not None:
+            for name, entry in onto.types.items():
+                target = self._target(name, hash(name))
+                for spelling in (name, *getattr(entry, "aliases", ())):
+                    out.setdefault(hash(fold(spelling)), target)
+            return out
+        for h, name in types.items():
+            if fold(name) not in _UNTYPED_FOLDED:
+                out.setdefault(hash(fold(name)), self._target(name, h))
+        return out
+
+    def _prefixed(
+        self, table: KeyTable, columns: FactColumns | None, docs: Docs, *, gold: bool = False
+    ) -> KeyTable:
+        """An untyped end keyed ``Type:name``, the prefix naming a declared type, is ``name`` of
+        that type. The keys are read once per distinct entity, only for untyped prefixed ends.
+
+        A key written exactly as another end's is left to the later rules (the same name's
+        type): a gold end keyed as a typed gold end of its document, a predicted end keyed as
+        any gold end. (``Person:eve`` typed ``Org`` contradicts its prefix; the untyped
+        ``Person:eve`` is then that entity, not a Person.)
+        """
+        if not self._prefix_types or self._exact:
+            return table
+        if columns is None and table.strings is None:
+            return table  # neither rows nor key strings to read the prefixes from
+        s_type, o_type = table.subject_type, table.object_type
+        s_name, o_name = table.subject_name, table.object_name
+        changed = False
+        for subject in (True, False):
+            kinds = s_type if subject else o_type
+            ask = kinds == UNTYPED
+            if not subject:
+                ask &= ~table.literal
+            if columns is not None:
+                node = columns.subject_node if subject else columns.object_node
+                ask &= node != (columns.subject_bare if subject else columns.object_bare)
+            else:
+                node = table.subject_name if subject else table.object_name
+            rows = np.flatnonzero(ask)
+            if len(rows):  # keyed as a typed gold end of its document (uncited: anywhere)
+                codes, names = self._gold_typed
+                keep = ~member(mix(docs()[rows], node[rows]), codes, ready=True)
+                if not gold and self._uncited is not None:
+                    uncited = self._uncited[rows]
+                    keep[uncited] = ~member(node[rows[uncited]], names, ready=True)
+                rows = rows[keep]
+            if not len(rows):
+                continue
+            found, rest = self._prefix_of(table, columns, rows, subject)
+            typed = found != UNTYPED
+            take = rows[typed]
+            if not len(take):
+                continue
+            changed = True
+            if subject:
+                s_type, s_name = s_type.copy(), s_name.copy()
+                s_type[take], s_name[take] = found[typed], rest[typed]
+            else:
+                o_type, o_name = o_type.copy(), o_name.copy()
+                o_type[take], o_name[take] = found[typed], rest[typed]
+        if not changed:
+            return table
+        return replace(
+            table, subject_type=s_type, object_type=o_type, subject_name=s_name, object_name=o_name
+        )
+
+    def _prefix_of(
+        self, table: KeyTable, columns: FactColumns | None, rows: np.ndarray, subject: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """For ``rows``' subject (or object) ends: the type their key's prefix names
+        (:data:`UNTYPED`: none) and the name after it. Read once per distinct entity from the
+        rows, or (a replayed table) from the key strings."""
+        if columns is not None:
+            names = (columns.subject_names if subject else columns.object_names)[rows]
+            _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+            facts = columns.rows.fetch(rows[first].tolist())
+            keys = [(f.subject if subject else f.object_entity).key for f in facts]
+            found = np.fromiter(
+                (self._prefix_types.get(key_parts(k)[1], UNTYPED) for k in keys),
+                np.int64,
+                len(keys),
+            )[inverse]
+            bare = columns.subject_bare if subject else columns.object_bare
+            return found, bare[rows]
+        strings = table.strings
+        assert strings is not None
+        parts = [key_parts(_key_of(strings[r], subject)) for r in rows.tolist()]
+        found = np.fromiter(
+            (self._prefix_types.get(p[1], UNTYPED) for p in parts), np.int64, len(parts)
+        )
+        return found, np.fromiter((p[2] for p in parts), np.int64, len(parts))
+
+    @cached_property
+    def _gold_typed(self) -> tuple[np.ndarray, np.ndarray]:
+        """The gold's typed entity ends: (document, name) codes, and names (both sorted)."""
+        g, docs = self._gold_table, self._gold.docs.hashes
+        s = g.subject_type != UNTYPED
+        o = ~g.literal & (g.object_type != UNTYPED)
+        names = np.concatenate([g.subject_name[s], g.object_name[o]])
+        codes = mix(np.concatenate([docs[s], docs[o]]), names)
+        return distinct(codes), distinct(names)
+
+    def _strings(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
+        """Literals of a predicate the ontology ranges as a string compare as strings."""
+        onto = self.identity.ontology
+        if onto is None or columns is None or not table.literal.any():
+            return table
+        strings = []
+        for h, name in table.predicates.items():
+            found = onto.predicate(name)
+            if (
+                found is not None
+                and "range" in found.model_fields_set
+                and found.range.casefold() in STRING_RANGES
+                and hash(lookup_form(found.name)) == h
+            ):
+                strings.append(h)
+        if not strings:
+            return table
+        rows = table.literal & np.isin(table.predicate, strings)
+        if not rows.any():
+            return table
+        return replace(table, object_name=np.where(rows, columns.object_bare, table.object_name))
+
+    def _as_written(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
+        """``match="exact"``: each entity end goes by its key as written (no case folding, no
+        ``Type:`` prefix dropped); read once per distinct entity."""
+        if columns is None:
+            return table
+        s_name, o_name = table.subject_name.copy(), table.object_name.copy()
+        for subject in (True, False):
+            rows = np.arange(len(table)) if subject else np.flatnonzero(~table.literal)
+            if not len(rows):
+                continue
+            names = (columns.subject_names if subject else columns.object_names)[rows]
+            _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+            facts = columns.rows.fetch(rows[first].tolist())
+            keys = np.fromiter(
+                (hash(" ".join((f.subject if subject else f.object_entity).key.split()))
+                 for f in facts),
+                np.int64,
+                len(facts),
+            )[inverse]  # fmt: skip
+            (s_name if subject else o_name)[rows] = keys
+        return replace(table, subject_name=s_name, object_name=o_name)
+
+    # --- the prediction side ---------------------------------------------------------------------
+
+    def keys(
+        self,
+        table: KeyTable,
+        docs: DocColumn,
+        types: Mapping[int, str],
+        columns: FactColumns | None = None,
+        *,
+        labels: bool = False,
+    ) -> KeyTable:
+        """``table`` (prediction rows citing ``docs``; ``types`` names its type hashes;
+        ``columns`` the rows' other columns, when it is a whole side) with the effective types
+        and names matching compares; ``labels``: also by labels and aliases, when most
+        predicted entity names are no gold entity's (:meth:`relabel` says when to ask)."""
+        table = self._predicates(table)
+        at = cache(lambda: self._documents(docs))  # looked up only if a rule needs it
         if self.identity.match == "names":
-            return self._as_literals(_untyped(table), docs.hashes)
+            return self._as_literals(_untyped(table), at)
         self._types.update(types)
-        s_type = self._mapped(table.subject_type)
-        o_type = self._mapped(table.object_type)
-        s_type = table.subject_type if s_type is None else s_type
-        o_type = table.object_type if o_type is None else o_type
-        s_type = self._resolved(table.subject_name, s_type, docs.hashes, np.ones(len(table), bool))
-        o_type = self._resolved(table.object_name, o_type, docs.hashes, ~table.literal)
+        table = self._typed(table, types)
+        self._uncited = ~docs.present
+        table = self._prefixed(table, columns, at)
+        table = self._strings(table, columns)
+        if self._exact:
+            table = self._as_written(table, columns)
+        elif labels:
+            table = self._labelled(table, columns)
+        every = np.ones(len(table), bool)
+        s_type = self._resolved(table.subject_name, table.subject_type, at, every)
+        o_type = self._resolved(table.object_name, table.object_type, at, ~table.literal)
+        s_type, o_type = self._by_fact(table, s_type, o_type, at)
         aligned = table.with_types(s_type, o_type)
-        return self._as_literals(aligned, docs.hashes)
+        return self._as_entities(self._as_literals(aligned, at), at)
+
+    def relabel(self, hits: int, scored: int) -> bool:
+        """Whether to align again by labels: most scored predictions (``hits`` of ``scored``)
+        missed, in identity matching. A run that mostly hits never reads a label."""
+        return self.identity.match == "identity" and scored > 0 and 2 * hits < scored
+
+    def _documents(self, docs: DocColumn) -> np.ndarray:
+        """Each row's document as the gold names it (its own hash where it names none)."""
+        if not len(self._doc_hashes) or not len(docs):
+            return docs.hashes
+        found = scored_documents(docs, self.doc_ids)
+        named = found >= 0
+        if named.all():
+            return self._doc_hashes[found]
+        return np.where(named, self._doc_hashes[np.maximum(found, 0)], docs.hashes)
 
     # The gold's entity ends (document, name, effective type), joined only when a prediction
     # has an untyped end or the gold an untyped entity: most runs need none of it.
@@ -136,15 +467,30 @@ class Aligner:
         return _one_type(mix(docs, names), kinds), _one_type(names, kinds)
 
     @cached_property
+    def _fact_types(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """Per (document, predicate, subject name, object name) of the gold, its subject's one
+        type and its object's."""
+        g, docs = self.gold_keys, self._gold.docs.hashes
+        codes = mix(docs, g.predicate, g.subject_name, g.object_name)
+        return _one_type(codes, g.subject_type), _one_type(codes, g.object_type)
+
+    @cached_property
     def _literals(self) -> tuple[np.ndarray, np.ndarray]:
         """The gold's (document, literal object) codes, and its (document, entity) codes."""
-        g, docs = self._gold.keys, self._gold.docs.hashes
+        g, docs = self.gold_keys, self._gold.docs.hashes
         ends_docs, names, _ = self._ends
         return distinct(mix(docs[g.literal], g.object_name[g.literal])), distinct(
             mix(ends_docs, names)
         )
 
-    def _as_literals(self, table: KeyTable, docs: np.ndarray) -> KeyTable:
+    @cached_property
+    def _untyped_objects(self) -> np.ndarray:
+        """The gold's (document, untyped entity object name) codes."""
+        g, docs = self.gold_keys, self._gold.docs.hashes
+        rows = ~g.literal & (g.object_type == UNTYPED)
+        return distinct(mix(docs[rows], g.object_name[rows]))
+
+    def _as_literals(self, table: KeyTable, docs: Docs) -> KeyTable:
         """An untyped entity object named as a gold literal object of its document, and as no
         gold entity there, is that literal: without types, ``"1998"`` may be the year."""
         rows = np.flatnonzero(~table.literal & (table.object_type == UNTYPED))
@@ -152,8 +498,9 @@ class Aligner:
             return table
         literals, entities = self._literals
         salted = table.object_name ^ LITERAL_NODE
-        rows = rows[member(mix(docs[rows], salted[rows]), literals, ready=True)]
-        entity = member(mix(docs[rows], table.object_name[rows]), entities, ready=True)
+        at = docs()
+        rows = rows[member(mix(at[rows], salted[rows]), literals, ready=True)]
+        entity = member(mix(at[rows], table.object_name[rows]), entities, ready=True)
         rows = rows[~entity]  # named like a gold entity too: it stays an entity
         if not len(rows):
             return table
@@ -162,24 +509,28 @@ class Aligner:
         name[rows] = salted[rows]
         return replace(table, literal=literal, object_name=name)
 
-    def _mapped(self, kinds: np.ndarray) -> np.ndarray | None:
-        """The type column renamed through the map and the ontology (None: nothing renamed)."""
-        if not self.identity.type_map and self.identity.ontology is None:
-            return None
-        distinct = np.unique(kinds)
-        target = distinct.copy()
-        for k, h in enumerate(distinct.tolist()):
-            name = self._types.get(h)
-            ours = self.identity.renamed(name) if name is not None else None
-            if ours is not None:
-                target[k] = UNTYPED if ours in UNTYPED_NAMES else hash(ours)
-                self._types.setdefault(hash(ours), ours)
-        if np.array_equal(target, distinct):
-            return None
-        return target[np.searchsorted(distinct, kinds)]
+    def _as_entities(self, table: KeyTable, docs: Docs) -> KeyTable:
+        """A literal object named as an untyped gold entity object of its document, and as no
+        gold literal there, is that entity: the gold's ``1998`` with no type may be the year."""
+        rows = np.flatnonzero(table.literal)
+        if not len(rows) or not self._gold_untyped or not len(self._untyped_objects):
+            return table
+        plain = table.object_name ^ LITERAL_NODE
+        at = docs()
+        rows = rows[member(mix(at[rows], plain[rows]), self._untyped_objects, ready=True)]
+        literals, _ = self._literals
+        rows = rows[~member(mix(at[rows], table.object_name[rows]), literals, ready=True)]
+        if not len(rows):
+            return table
+        literal, name = table.literal.copy(), table.object_name.copy()
+        literal[rows] = False
+        name[rows] = plain[rows]
+        kinds = table.object_type.copy()
+        kinds[rows] = UNTYPED
+        return replace(table, literal=literal, object_name=name, object_type=kinds)
 
     def _resolved(
-        self, names: np.ndarray, kinds: np.ndarray, docs: np.ndarray, entity: np.ndarray
+        self, names: np.ndarray, kinds: np.ndarray, docs: Docs, entity: np.ndarray
     ) -> np.ndarray:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
@@ -191,7 +542,7 @@ class Aligner:
             return out
         in_doc, anywhere = self._one_types
         for (keys, gold_kinds), by_doc in ((in_doc, True), (anywhere, False)):
-            codes = mix(docs[rows], names[rows]) if by_doc else names[rows]
+            codes = mix(docs()[rows], names[rows]) if by_doc else names[rows]
             if not len(keys) or not len(rows):
                 continue
             at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
@@ -201,6 +552,124 @@ class Aligner:
             out[rows[take]] = theirs[take]
             rows = rows[~found]  # the document's answer stands
         return out
+
+    def _by_fact(
+        self, table: KeyTable, s_type: np.ndarray, o_type: np.ndarray, docs: Docs
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Ends still untyped (a name the gold gives two types) take the type the gold gives that
+        end of the same fact (document, predicate, both names)."""
+        s_rows = np.flatnonzero(s_type == UNTYPED)
+        o_rows = np.flatnonzero((o_type == UNTYPED) & ~table.literal)
+        if not len(s_rows) and not len(o_rows):
+            return s_type, o_type
+        (s_keys, s_kinds), (o_keys, o_kinds) = self._fact_types
+        out = []
+        for rows, kinds, (keys, gold_kinds) in (
+            (s_rows, s_type, (s_keys, s_kinds)),
+            (o_rows, o_type, (o_keys, o_kinds)),
+        ):
+            if not len(rows) or not len(keys):
+                out.append(kinds)
+                continue
+            codes = mix(docs()[rows], table.predicate[rows], table.subject_name[rows],
+                        table.object_name[rows])  # fmt: skip
+            at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
+            found = (keys[at] == codes) & (gold_kinds[at] != UNTYPED)
+            kinds = kinds.copy()
+            kinds[rows[found]] = gold_kinds[at[found]]
+            out.append(kinds)
+        return out[0], out[1]
+
+    # --- labels and aliases ----------------------------------------------------------------------
+
+    @cached_property
+    def _gold_names(self) -> tuple[np.ndarray, dict[int, int]]:
+        """The gold's entity names (sorted), and each label's or alias's folded hash → the name
+        of the one gold entity going by it."""
+        g = self._gold
+        k = self.gold_keys
+        nodes = distinct(np.concatenate([k.subject_name, k.object_name[~k.literal]]))
+        alt: dict[int, int] = {}
+        clash: set[int] = set()
+        for subject in (True, False):
+            rows = np.arange(len(k)) if subject else np.flatnonzero(~k.literal)
+            if not len(rows):
+                continue
+            names = (g.subject_names if subject else g.object_names)[rows]
+            _, first = np.unique(names, return_index=True)
+            picked = rows[first]
+            facts = g.rows.fetch(picked.tolist())
+            node = (k.subject_name if subject else k.object_name)[picked].tolist()
+            for f, n in zip(facts, node, strict=True):
+                e = f.subject if subject else f.object_entity
+                for spelling in _spellings(e):
+                    h = hash(fold(spelling))
+                    if alt.setdefault(h, n) != n:
+                        clash.add(h)
+        for h in clash:
+            del alt[h]
+        return nodes, alt
+
+    def _labelled(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
+        """When most predicted entity names are no gold entity's, each predicted end whose name
+        is none goes by the gold entity its name, label or an alias names (the gold's label or
+        alias too)."""
+        if columns is None or not len(table) or not len(self.gold_keys):
+            return table
+        mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
+        g = self.gold_keys
+        nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
+        if 2 * int(np.count_nonzero(member(mine, nodes))) >= len(mine):
+            return table
+        gold_nodes, alt = self._gold_names
+        gold_set = set(gold_nodes.tolist())
+        s_name, o_name = table.subject_name.copy(), table.object_name.copy()
+        changed = False
+        for subject in (True, False):
+            column = s_name if subject else o_name
+            ask = ~member(column, gold_nodes, ready=True)
+            if not subject:
+                ask &= ~table.literal
+            rows = np.flatnonzero(ask)
+            if not len(rows):
+                continue
+            names = (columns.subject_names if subject else columns.object_names)[rows]
+            _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+            facts = columns.rows.fetch(rows[first].tolist())
+            found = np.fromiter(
+                (_named(f.subject if subject else f.object_entity, gold_set, alt) for f in facts),
+                np.int64,
+                len(facts),
+            )[inverse]
+            take = found != 0
+            if take.any():
+                changed = True
+                column[rows[take]] = found[take]
+        return replace(table, subject_name=s_name, object_name=o_name) if changed else table
+
+
+def _key_of(encoded: str, subject: bool) -> str:
+    """The subject's (or the entity object's) key in an encoded match key."""
+    parts = encoded.split(SEP)
+    return parts[1] if subject else parts[3][1:]
+
+
+def _spellings(entity: Any) -> list[str]:
+    """An entity's label and aliases (what it goes by beside its key)."""
+    out = [entity.label] if getattr(entity, "label", None) else []
+    return out + [a for a in getattr(entity, "aliases", ()) if a]
+
+
+def _named(entity: Any, gold: set[int], alt: dict[int, int]) -> int:
+    """The gold entity name a predicted entity goes by, by its identity name, label or an alias
+    (0: none). A prefix that is not its own type stays: ``p:max`` is not ``max``."""
+    for h in (node_of(entity.key, entity.type), *(hash(fold(s)) for s in _spellings(entity))):
+        if h in gold:
+            return h
+        found = alt.get(h)
+        if found is not None:
+            return found
+    return 0
 
 
 def _untyped(table: KeyTable) -> KeyTable:

@@ -59,6 +59,7 @@ VERDICTS = ("unchecked", "supported", "contradicted", "not_found")
 LITERAL_NODE = 0x5BD1E9955BD1E995
 LITERAL_NAMES = 0x27D4EB2F165667C5
 
+_NUMBER_STARTS = frozenset("0123456789-")
 _POLARITY = {name: code for code, name in enumerate(POLARITIES)}
 _VERDICT = {name: code for code, name in enumerate(VERDICTS)}
 
@@ -74,14 +75,15 @@ def py_fact_columns(
     types: dict[int, str],
 ) -> None:
     """Fill ``wide`` (11 x n int64, a row per name of ``WIDE``) and ``narrow`` (3 x n int8,
-    ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
+        ``NARROW``), an entry per fact; ``predicates`` and ``types`` map each hash to its name.
 
-    Rests: subject (polarity, identity qualifiers) and object (polarity,); the predicate and the
-    literal flag have their own rows. An entity end's node is its identity name and its bare name the key without any
-    prefix (:func:`~openodke.eval.engine.fold.end_names`); a literal's node and bare name are its
-    normalised value's hash, salted. An end's names hash is that of ``(key, type, label,
-    aliases)`` (a literal's: ``str`` of the value, salted). ``fold_of`` is :func:`fold`, passed
-    as the C version takes it.
+        Rests: subject (polarity, identity qualifiers) and object (polarity,); the predicate and the
+        literal flag have their own rows. An entity end's node is its identity name and its bare name the key without any
+        prefix (:func:`~openodke.eval.engine.fold.end_names`); a literal's node and bare name are its
+        normalised value's hash, salted (a string read as a number has its folded text as its bare
+    name: what a string range compares). An end's names hash is that of ``(key, type, label,
+        aliases)`` (a literal's: ``str`` of the value, salted). ``fold_of`` is :func:`fold`, passed
+        as the C version takes it.
     """
     for i, f in enumerate(facts):
         predicate, subject, polarity = f.predicate, f.subject, f.polarity
@@ -102,6 +104,8 @@ def py_fact_columns(
         row[7] = hash((subject.key, subject.type, subject.label, subject.aliases))
         if literal:
             row[4] = row[10] = hash(obj) ^ LITERAL_NODE
+            if type(value) is str and obj[:1] in _NUMBER_STARTS:  # a string read as a number
+                row[10] = hash(fold_of(value)) ^ LITERAL_NODE
             row[6] = 0
             row[8] = hash(str(value)) ^ LITERAL_NAMES
         else:

@@ -39,6 +39,7 @@ __all__ = [
     "decode_key",
     "encode_key",
     "fact_key",
+    "labelled_documents",
     "match_keys",
     "scored_documents",
 ]
@@ -238,6 +239,15 @@ _DOC_MIX = np.int64(-4658895280553007687)
 def _in_document(hashes: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """One code per (hash, document) pair."""
     return hashes + docs * _DOC_MIX
+
+
+def labelled_documents(
+    gold_docs: DocColumn, labelled: Iterable[str] | DocIds | None
+) -> tuple[DocIds, np.ndarray]:
+    """The labelled documents matching scores in (the gold's, then ``labelled``'s that are no
+    gold one) and their names' hashes: pass the DocIds back as ``match_keys``' ``labelled``."""
+    doc_ids, hashes, _ = _documents(gold_docs, labelled)
+    return doc_ids, hashes
 
 
 def _documents(

@@ -288,7 +288,7 @@ def score_pipeline(
     doc_ids = [d.id for d in inputs.documents]
     view = gold_view(inputs.gold, scored, documents=doc_ids, identity=inputs.identity)
     score = view.score
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     flags = checks.of_facts(scored)
     rows = [_row(name, score, checks, flags, usage)]
     if bench is not None:
@@ -391,7 +391,7 @@ def score_fact_file(
     so ``facts`` is empty. The same rows, diagnosis and fixes as the Facts would give."""
     from openodke.eval.engine.fastload import load_both, paused_gc
 
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     texts = _texts(inputs, diagnosis)
     with paused_gc():
         gold, said = load_both(labels, predictions, checks=checks, texts=texts)
@@ -414,7 +414,7 @@ def score_streamed(
     stream_columns` on triples rows or an adapter's output), so ``facts`` is empty."""
     from openodke.eval.engine.fastload import load_gold_answered, paused_gc
 
-    checks = FactChecks(inputs.ontology, inputs.documents)
+    checks = FactChecks(inputs.ontology, inputs.documents, inputs.identity.renamed)
     with paused_gc():
         gold = load_gold_answered(labels, _texts(inputs, diagnosis))
     said, read_notes = predictions(checks)

@@ -7,7 +7,7 @@ JSON path, and summed into the report row's ``conformance`` and ``hallucination`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,11 +32,18 @@ class FactChecks:
     """The ontology and the documents' texts, ready to check facts against.
 
     A fact's cited id finds its document by id, else by file stem when unique
-    (:mod:`openodke.doc_ids`), each distinct id looked up once.
+    (:mod:`openodke.doc_ids`), each distinct id looked up once. ``renamed`` gives the type a
+    type name means (``Identity.renamed``: the ``--type-map``), so conformance reads mapped types.
     """
 
-    def __init__(self, ontology: Ontology | None, documents: Sequence[Document]) -> None:
+    def __init__(
+        self,
+        ontology: Ontology | None,
+        documents: Sequence[Document],
+        renamed: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.ontology = ontology
+        self._renamed = renamed  # --type-map: conformance reads the types it maps to
         self.texts = {d.id: d.text.casefold() for d in documents}
         self._ids = DocIds(self.texts)
         self._by_hash: dict[int, str | None] = {
@@ -55,6 +62,10 @@ class FactChecks:
     def _conformant(self, predicate: str, subject_type: str, object_type: str | None) -> bool:
         o = self.ontology
         assert o is not None
+        if self._renamed is not None:
+            subject_type = self._renamed(subject_type) or subject_type
+            if object_type is not None:
+                object_type = self._renamed(object_type) or object_type
         found = o.predicate(predicate)
         return bool(
             found is not None and o.covers(found, subject_type) and o.fits_range(found, object_type)

@@ -179,7 +179,7 @@ class ExtractionScore:
         count = len(joined)
         return (
             f"{count:,} document id{'' if count == 1 else 's'} joined a labelled document by "
-            f"file stem, none having {'its' if count == 1 else 'their'} id "
+            f"letter case or file stem, none having {'its' if count == 1 else 'their'} id "
             f"(e.g. {name!r} ↔ {other!r})"
         )
 
@@ -287,13 +287,19 @@ def score_keys(
     ``identity`` says how ends compare (default: names as users mean them, untyped ends match
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
-    aligner = Aligner(gold, identity or Identity())
+    aligner = Aligner(gold, identity or Identity(), documents, predicted)
     gold = replace(gold, keys=aligner.gold_keys)
-    predicted = predicted.per_document()  # a fact citing several documents scores in each
-    predicted = replace(
-        predicted, keys=aligner.keys(predicted.keys, predicted.docs, predicted.types)
-    )
-    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, documents)
+    raw = predicted.per_document()  # a fact citing several documents scores in each
+    predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
+    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
+    status = matching.pred_status
+    scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
+    if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
+        # Most predictions missed: perhaps keys share nothing and labels do (DECISIONS 127).
+        again = aligner.keys(raw.keys, raw.docs, raw.types, raw, labels=True)
+        if not np.array_equal(again.key, predicted.keys.key):
+            predicted = replace(raw, keys=again)
+            matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 

@@ -86,7 +86,7 @@ def iter_langchain_rows(
         for position, relation in enumerate(graph.get("relationships") or []):
             try:
                 row = _relation_row(relation, doc_ref)
-            except (KeyError, TypeError, ValueError, ValidationError) as error:
+            except (AttributeError, KeyError, TypeError, ValueError, ValidationError) as error:
                 raise Problem(
                     f"relationships[{position}]: {why(error)}", path=path, line=line, number=number
                 ) from None

@@ -214,3 +214,26 @@ def test_labels_rows_from_a_file_render_too() -> None:
     gold = load_jsonl(TRIPLES / "gold.jsonl", GoldFact)
     html = render_html(evaluate_extraction(gold, [g.fact for g in gold]))
     assert checked(html).counts["svg"] == 1  # the predicates' chart; every F1 is 1
+
+
+def test_calibration_cards_cost_and_judged_sections(triples_report: EvalReport) -> None:
+    from openodke.eval.report.models import CalibrationLine, Cost
+
+    row = triples_report.rows[0].model_copy(
+        update={
+            "cost": Cost(calls=12, cached=2, prompt_tokens=900, completion_tokens=80, usd=0.0123)
+        }
+    )
+    card = CalibrationLine(
+        role="ground",
+        model="openai/gpt-4o-mini",
+        prompt="ground@3",
+        line="UNCALIBRATED",
+        meets_bar=False,
+    )
+    html = render_html(triples_report.model_copy(update={"calibration": [card], "rows": [row]}))
+    checked(html)
+    assert (
+        '<section id="calibration">' in html and "UNCALIBRATED" in html and "below the bar" in html
+    )
+    assert "$0.0123" in html and "<td class=num>12</td>" in html

@@ -167,7 +167,12 @@ def difference_chart(marks: Sequence[Interval], limit: float | None, *, label: s
     def x(v: float) -> float:
         return label_w + (v + half) / (2 * half) * _PLOT
 
-    ticks = [(0.5 + k / 4, f"{k / 2 * half * 100:+.1f}") for k in (-2, -1, 0, 1, 2)]
+    step = _nice_step(half * 100 / 2)  # in points, about two ticks each side of 0
+    count = int(half * 100 // step)
+    ticks = [
+        (0.5 + k * step / 100 / (2 * half), f"{k * step:+g}" if k else "0")
+        for k in range(-count, count + 1)
+    ]
     body = []
     if limit:
         body.append(
@@ -201,9 +206,17 @@ def difference_chart(marks: Sequence[Interval], limit: float | None, *, label: s
             f'<text class="value" x="{label_w + _PLOT + 10}" y="{y + 4}">{escape(text)}</text>'
         )
     body.append(
-        f'<text class="tick" x="{label_w + _PLOT / 2}" y="{height + 0}">B − A, points</text>'
+        f'<text class="tick" x="{label_w + _PLOT / 2}" y="{height + 10}">B − A, points</text>'
     )
-    return _svg("difference", width, height + 6, body, label)
+    return _svg("difference", width, height + 16, body, label)
+
+
+def _nice_step(rough: float) -> float:
+    """The step of 1, 2 or 5 times a power of ten nearest under ``rough`` (rough > 0)."""
+    from math import floor, log10
+
+    power = 10 ** floor(log10(rough))
+    return max(m * power for m in (1, 2, 5) if m * power <= rough)
 
 
 def reliability(bins: Sequence[tuple[str, float | None, float | None, int]], *, label: str) -> str:
