@@ -56,7 +56,8 @@ def test_credential_names_in_any_case_style(name: str, secret: bool) -> None:
     ("text", "shown"),
     [
         ("http://u:SECRETVALUE@host:8/v1", "http://<redacted>@host:8/v1"),
-        ("Authorization: Bearer abcdefghijk123", "Authorization: Bearer <redacted>"),
+        ("Authorization: Bearer abcdefghijk1234567", "Authorization: Bearer <redacted>"),
+        ("Film:basic instinct, Basic Instinct", "Film:basic instinct, Basic Instinct"),
         ("X-Api-Key: 0123456789abcdef", "X-Api-Key: <redacted>"),
         ('{"openaiApiKey": "v-1", "max_tokens": "5"}', '{"openaiApiKey": "<redacted>", "max_tokens": "5"}'),
         ("nothing secret here: max_tokens 256", "nothing secret here: max_tokens 256"),

@@ -43,7 +43,10 @@ _SECRET_FIELD = re.compile(
 _CAPITAL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _KEY_VARIABLE = re.compile(r"(_API_KEY|_KEY|_TOKEN|_SECRET|_PASSWORD|_CREDENTIALS)$", re.IGNORECASE)
 _URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@\\\"'<>]+@")
-_BEARER = re.compile(r"(?P<head>\b(?:Bearer|Basic|Token)\s+)[A-Za-z0-9._~+/=\-]{8,}", re.IGNORECASE)
+_BEARER = re.compile(
+    # a credential after the scheme: 16+ token characters with a digit ("Basic Instinct" is a film)
+    r"(?P<head>\b(?:Bearer|Basic|bearer)\s+)(?=[A-Za-z0-9._~+/=\-]*\d)[A-Za-z0-9._~+/=\-]{16,}"
+)
 _HEADER_TEXT = re.compile(
     r"(?P<head>\b(?:x-api-key|api[-_]?key|x-goog-api-key|proxy-authorization)\s*[:=]\s*)"
     r"(?P<quote>[\"']?)(?P<value>[^\s\"',;}]{4,})",
