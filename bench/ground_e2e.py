@@ -159,9 +159,7 @@ def main() -> None:
         f"{live:.2f} s (best of {args.repeat}; all {', '.join(f'{s:.2f}' for s in live_s)}); "
         f"floor {floor:.2f} s, {live / floor:.1f}x the floor; target <= 2 s"
     )
-    print(
-        f"cached: {cached:.2f} s (all {', '.join(f'{s:.2f}' for s in cached_s)}); target <= 1 s"
-    )
+    print(f"cached: {cached:.2f} s (all {', '.join(f'{s:.2f}' for s in cached_s)}); target <= 1 s")
     print(f"odke --version: {start:.2f} s; peak memory of a run (max RSS): {peak:.0f} MB")
     live_cpu, cached_cpu = min(CPU[0::3]), min(CPU[1::3])
     print(
