@@ -262,7 +262,10 @@ def _load_parallel(
 ) -> tuple[FactColumns, FactColumns]:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_start
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_start,
+        initargs=(os.getpid(),),
     ) as pool:
         try:
             return _collect(pool, gold_path, said_path, workers, meanwhile)
@@ -271,9 +274,12 @@ def _load_parallel(
             raise
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
     """In each forked worker: die with the parent (even killed with -9), and leave Ctrl-C,
-    which reaches the whole process group, to the parent (it stops the workers)."""
+    which reaches the whole process group, to the parent (it stops the workers).
+
+    A parent killed between the fork and the death signal's setting sends none: the worker,
+    reparented by then, sees it and exits (the usual race of PR_SET_PDEATHSIG)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
@@ -283,6 +289,8 @@ def _worker_start() -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
