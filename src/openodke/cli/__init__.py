@@ -28,4 +28,17 @@ def entry(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt as error:
         sys.stderr.write("interrupted while starting; nothing was read or written\n")
         sys.exit(128 + getattr(error, "signum", 2))  # 2: SIGINT, before our handler was in
-    run(argv)
+    try:
+        run(argv)
+    except (SystemExit, GeneratorExit):
+        raise
+    except BaseException as error:  # escaped the boundary (raised while handling a signal)
+        if "--debug" in args:
+            raise
+        stopped = signals.received()
+        sys.stderr.write(
+            "interrupted\n"
+            if stopped is not None
+            else f"error: odke failed unexpectedly: {type(error).__name__}; rerun with --debug\n"
+        )
+        sys.exit(128 + stopped if stopped is not None else 1)
