@@ -22,6 +22,8 @@ from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
     AllowFailures,
+    Batch,
+    BatchPoll,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -109,6 +111,8 @@ def pipeline(
     price: Prices = None,
     fail_under: FailUnder = None,
     allow_failures: AllowFailures = None,
+    batch: Batch = False,
+    batch_poll: BatchPoll = None,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
@@ -148,6 +152,8 @@ def pipeline(
             progress=False if as_json else None,
         ),
         allow_failures=allow_failures,
+        batch=batch,
+        batch_poll=batch_poll,
     )
     record = track_record or (default_path(report) if report is not None else None)
     done = pipeline_run(

@@ -9,7 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from openodke.cli.options import (
+    BATCH_PRICE_NOTE,
     AllowFailures,
+    Batch,
+    BatchPoll,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -18,6 +21,7 @@ from openodke.cli.options import (
     Prices,
     Rpm,
     Tpm,
+    batched,
     give_prices,
 )
 from openodke.errors import ProviderError
@@ -143,6 +147,8 @@ def register(app: typer.Typer) -> None:
         rpm: Rpm = None,
         tpm: Tpm = None,
         price: Prices = None,
+        batch: Batch = False,
+        batch_poll: BatchPoll = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         give_prices(price)
@@ -167,20 +173,30 @@ def register(app: typer.Typer) -> None:
             tpm=tpm,
         )
         inputs = read_inputs(facts, texts, adapter=adapter, ontology=ontology)
-        grounder = build_grounder(
-            settings,
-            inputs.ontology,
-            paper=paper,
-            locate=locate,
-            max_workers=max_workers,
-            progress=False if as_json else None,
-        )
-        with grounder:
-            if dry_run:
-                plan = plan_grounding(grounder, inputs).as_dict()
-                typer.echo(json.dumps(plan, indent=2) if as_json else _dry_run_text(plan))
-                return
-            result = run_grounding(grounder, inputs, settings)
+
+        def job() -> Any:
+            grounder = build_grounder(
+                settings,
+                inputs.ontology,
+                paper=paper,
+                locate=locate,
+                max_workers=max_workers,
+                progress=False if as_json else None,
+            )
+            with grounder:
+                if dry_run:
+                    return plan_grounding(grounder, inputs)
+                return run_grounding(grounder, inputs, settings)
+
+        in_batches = batch or settings.batch
+        result = batched(job, in_batches, batch_poll)
+        if dry_run:
+            plan = result.as_dict()
+            if in_batches:
+                plan["batch"] = True
+                plan["notes"] = [*plan["notes"], BATCH_PRICE_NOTE]
+            typer.echo(json.dumps(plan, indent=2) if as_json else _dry_run_text(plan))
+            return
         summary = result.summary
         if summary["calls"] and summary["failed"] == summary["calls"]:
             raise ProviderError(

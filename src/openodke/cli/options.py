@@ -3,17 +3,22 @@ module can take them without loading the others' evaluators."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
 from openodke.errors import InputError
 
+T = TypeVar("T")
+
 __all__ = [
+    "BATCH_PRICE_NOTE",
     "AsJson",
+    "Batch",
+    "BatchPoll",
     "BudgetCalls",
     "BudgetUsd",
     "Cache",
@@ -30,6 +35,7 @@ __all__ = [
     "Predictions",
     "Report",
     "Run",
+    "batched",
     "naming",
     "one_source",
     "write_page",
@@ -138,6 +144,39 @@ Tpm = Annotated[
     float | None,
     typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
 ]
+
+
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the model calls through the provider's batch API (openai/, anthropic/: half "
+        "the price, answered within 24 h). A rerun of the same command collects a batch left "
+        "running.",
+    ),
+]
+BatchPoll = Annotated[
+    float | None,
+    typer.Option(
+        "--batch-poll",
+        min=0.01,
+        help="Seconds between the first polls of a batch (10, or ODKE_BATCH_POLL); the wait "
+        "grows to 12 times it.",
+    ),
+]
+
+
+def batched(job: Callable[[], T], batch: bool, poll: float | None = None) -> T:
+    """``job()``, through the providers' batch APIs when ``batch`` (``--batch``)."""
+    if not batch:
+        return job()
+    from openodke.llm.batch import BatchEngine, run_batched
+
+    return run_batched(job, BatchEngine(poll=poll))
+
+
+BATCH_PRICE_NOTE = "priced at the provider's batch rate (--batch)"
+"""The line a dry run adds under --batch."""
 
 
 @contextmanager

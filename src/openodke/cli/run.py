@@ -10,7 +10,10 @@ from typing import Annotated
 import typer
 
 from openodke.cli.options import (
+    BATCH_PRICE_NOTE,
     AllowFailures,
+    Batch,
+    BatchPoll,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -19,6 +22,7 @@ from openodke.cli.options import (
     Prices,
     Rpm,
     Tpm,
+    batched,
     give_prices,
 )
 
@@ -76,6 +80,8 @@ def register(app: typer.Typer) -> None:
         allow_failures: AllowFailures = None,
         rpm: Rpm = None,
         tpm: Tpm = None,
+        batch: Batch = False,
+        batch_poll: BatchPoll = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         give_prices(price)
@@ -107,11 +113,21 @@ def register(app: typer.Typer) -> None:
         except ConfigError as error:
             report_config_error(error)
             raise typer.Exit(2) from None
-        result = execute(parsed, dry_run, options=options, from_manifest=from_manifest)
+        in_batches = batch or parsed.batch
+        result = batched(
+            lambda: execute(parsed, dry_run, options=options, from_manifest=from_manifest),
+            in_batches,
+            batch_poll,
+        )
         if as_json:
-            typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+            shown = result.as_dict()
+            if dry_run and in_batches:
+                shown["batch"] = True
+            typer.echo(json.dumps(shown, indent=2, ensure_ascii=False))
         else:
             typer.echo(result.render())
+            if dry_run and in_batches:
+                typer.echo(f"  • {BATCH_PRICE_NOTE}")
         if result.failures is not None:
             from openodke.llm.failures import enforce_failures
 

@@ -9,7 +9,10 @@ from typing import Annotated
 import typer
 
 from openodke.cli.options import (
+    BATCH_PRICE_NOTE,
     AllowFailures,
+    Batch,
+    BatchPoll,
     BudgetCalls,
     BudgetUsd,
     Cache,
@@ -18,6 +21,7 @@ from openodke.cli.options import (
     Prices,
     Rpm,
     Tpm,
+    batched,
     give_prices,
 )
 
@@ -76,36 +80,47 @@ def register(app: typer.Typer) -> None:
         rpm: Rpm = None,
         tpm: Tpm = None,
         price: Prices = None,
+        batch: Batch = False,
+        batch_poll: BatchPoll = None,
         as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     ) -> None:
         give_prices(price)
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files
-        from openodke.validate.job import output_files, prepare, report_json, run
+        from openodke.types import KnowledgeGraph
+        from openodke.validate import ValidationReport
+        from openodke.validate.config import read_config
+        from openodke.validate.job import ValidateJob, output_files, prepare, report_json, run
 
-        job = prepare(
-            facts=facts,
-            texts=texts,
-            ontology=ontology,
-            config=config,
-            adapter=adapter,
-            locate=locate,
-            max_workers=max_workers,
-            cache=cache,
-            no_cache=no_cache,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            rpm=rpm,
-            tpm=tpm,
-            progress=False if as_json else None,
-        )
-        with job:
-            graph, report = run(job, dry_run=dry_run)
+        def work() -> tuple[ValidateJob, KnowledgeGraph, ValidationReport]:
+            job = prepare(
+                facts=facts,
+                texts=texts,
+                ontology=ontology,
+                config=config,
+                adapter=adapter,
+                locate=locate,
+                max_workers=max_workers,
+                cache=cache,
+                no_cache=no_cache,
+                budget_usd=budget_usd,
+                budget_calls=budget_calls,
+                rpm=rpm,
+                tpm=tpm,
+                progress=False if as_json else None,
+            )
+            with job:
+                graph, report = run(job, dry_run=dry_run)
+            return job, graph, report
+
+        in_batches = batch or (config is not None and read_config(config).data.get("batch") is True)
+        job, graph, report = batched(work, in_batches, batch_poll)
         if dry_run:
             plan = graph.stats["dry_run"]
             if as_json:
-                payload = {"dry_run": plan, "report": report.model_dump(mode="json")}
+                shown = {**plan, "batch": True} if in_batches else plan
+                payload = {"dry_run": shown, "report": report.model_dump(mode="json")}
                 typer.echo(json.dumps(payload, indent=2))
             else:
                 from openodke.validate import GroundingPlan
@@ -114,6 +129,7 @@ def register(app: typer.Typer) -> None:
                     f"dry run: {report.facts_in} facts to validate ({report.unmatched} unmatched)",
                     GroundingPlan(**plan).render(),
                     *(note for note in report.notes if not note.startswith("dry run:")),
+                    *([BATCH_PRICE_NOTE] if in_batches else []),
                     "nothing was grounded or written",
                 ]
                 typer.echo("\n".join(lines))
