@@ -10,7 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -279,3 +278,49 @@ def test_a_signal_while_polling_exits_at_once_leaving_the_batch_named(
     assert f"batch {batch_id}" in err and "rerun the same command to collect it" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
     assert (tmp_path / ".odke-cache" / STATE_FILE).exists()
+
+
+# -- the judges of eval pipeline --------------------------------------------------------------
+
+
+def test_the_judges_in_batches_give_the_live_numbers(batch_server, tmp_path, monkeypatch) -> None:
+    from openodke.bench import load_bench, prepare_text2kgbench
+    from tests.cli.test_eval_pipeline_judges import answers
+    from tests.conftest import DATA, run_odke
+    from tests.eval.pipeline.vicuna_validator import write_config, write_subset_facts
+    from tests.support.llm_server import ReplayServer
+
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    folder = tmp_path / "movie"
+    prepare_text2kgbench(DATA, folder, ontology="ont_1_movie")
+    facts = tmp_path / "vicuna25.jsonl"
+    write_subset_facts(folder, load_bench(folder), facts)
+    server = batch_server("openai", answers())
+    outputs = {}
+    with ReplayServer("openai", answers()) as live:
+        for name, url, extra in (
+            ("live", live.base_url, []),
+            ("batch", server.base_url, ["--batch"]),
+        ):
+            local = {"model": "openai/gpt-4o-mini", "base_url": url}
+            config = write_config(folder, f"odke-{name}.json", extract=local, ground=local)
+            result = run_odke(
+                "eval", "pipeline", "--bench", str(folder), "--predictions", str(facts),
+                "--config", str(config), "--validator", "--cache", str(tmp_path / f"cache-{name}"),
+                "--adjudicate", str(tmp_path / f"adjudicated-{name}.jsonl"),
+                "--lenient", str(tmp_path / f"pairs-{name}.jsonl"),
+                "--report", str(tmp_path / f"report-{name}.json"), *extra,
+            )  # fmt: skip
+            assert result.exit_code == 0, result.stderr
+            outputs[name] = result
+    read = lambda n: (tmp_path / n).read_text(encoding="utf-8")  # noqa: E731
+    assert read("adjudicated-live.jsonl") == read("adjudicated-batch.jsonl")
+    reports = [json.loads(read(f"report-{n}.json")) for n in ("live", "batch")]
+    assert reports[0]["adjudication"] == reports[1]["adjudication"]
+    assert reports[0]["rows"][1]["performance"] == reports[1]["rows"][1]["performance"]
+    # Each distinct question once, as the live run one call at a time asks them
+    # (test_eval_pipeline_judges: 165 + 2 * 152 + 2 * 25); concurrent live workers may ask a
+    # repeated one twice before the cache has it, a batch holds it once.
+    asked = sum(len(b.requests) for b in server.submissions)
+    assert asked == 165 + 2 * 152 + 2 * 25 and len(server.submissions) >= 2
+    assert "at the batch price" in outputs["batch"].stderr
