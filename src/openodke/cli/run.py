@@ -86,16 +86,13 @@ def register(app: typer.Typer) -> None:
             lambda: execute(parsed, dry_run, options=options, from_manifest=from_manifest),
             parsed.batch,
         )
-        in_batches = calls.batch or parsed.batch
+        if dry_run and (calls.batch or parsed.batch) and result.plan is not None:
+            result.plan.notes.append(BATCH_PRICE_NOTE)
+            result.stats["dry_run"] = {**result.plan.as_dict(), "batch": True}
         if as_json:
-            shown = result.as_dict()
-            if dry_run and in_batches:
-                shown["batch"] = True
-            typer.echo(json.dumps(shown, indent=2, ensure_ascii=False))
+            typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
         else:
             typer.echo(result.render())
-            if dry_run and in_batches:
-                typer.echo(f"  • {BATCH_PRICE_NOTE}")
         if result.failures is not None:
             from openodke.llm.failures import enforce_failures
 

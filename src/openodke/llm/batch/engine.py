@@ -249,6 +249,7 @@ class BatchEngine:
                     "or anthropic/ model"
                 )
         if isinstance(cache, ResponseStore):
+            BatchState(cache.path.parent).load()  # a damaged state is refused before any work
             store = cache
         else:
             folder = cache_location(cache, config=config)
@@ -257,6 +258,7 @@ class BatchEngine:
                     "--batch needs the response cache (batch answers are collected into it): "
                     "drop --no-cache (or cache: false in the run config)"
                 )
+            BatchState(folder).load()
             store = ResponseStore(folder)
         self.budget = budget
         where = env if env is not None else self.env
