@@ -169,9 +169,11 @@ class ReplayServer:
         latency: float = 0.0,
         model: str = "local-model",
         usage: bool = True,
+        count: Callable[[str], int] | None = None,
     ) -> None:
         self.protocol = protocol
         self.usage = usage  # False: replies carry no token counts, as some servers send
+        self.count = count or (lambda text: len(text.split()))  # the usage reported: words
         self.answers = answers
         self.latency = latency
         self.model = model
@@ -349,8 +351,10 @@ class _Handler(BaseHTTPRequestHandler):
             replay.protocol,
             model,
             text,
-            answer.prompt_tokens if answer.prompt_tokens is not None else len(prompt.split()),
-            answer.completion_tokens if answer.completion_tokens is not None else len(text.split()),
+            answer.prompt_tokens if answer.prompt_tokens is not None else replay.count(prompt),
+            answer.completion_tokens
+            if answer.completion_tokens is not None
+            else replay.count(text),
             stop=stop,  # type: ignore[arg-type]
             tool=tool,
         )
