@@ -170,8 +170,8 @@ class RunPlan:
             expected = self.ground_expected
             about = ""
             if expected is not None:
-                usd = "unpriced" if expected.usd is None else f"about ${expected.usd:.4f}"
-                about = f" (about {expected.calls:,} to {expected.model}, {usd})"
+                price = "unpriced" if expected.usd is None else f"about ${expected.usd:.4f}"
+                about = f" (about {expected.calls:,} to {expected.model}, {price})"
             lines.append(
                 f"  ground   at most one call per fact extracted{about} (counted after extraction)"
             )
@@ -179,8 +179,8 @@ class RunPlan:
         most = self.max_usd
         shown = "unknown" if total is None else f"{total}"
         cost = "unknown" if most is None else f"at most ${most:.4f}"
-        usd = self.usd
-        about = "unpriced" if usd is None else f"about ${usd:.4f}"
+        expected_usd = self.usd
+        about = "unpriced" if expected_usd is None else f"about ${expected_usd:.4f}"
         lines.append(f"  total    {shown} calls, {about}; {cost}")
         lines += [f"  • {note}" for note in self.notes]
         lines.append("nothing was called or written")
