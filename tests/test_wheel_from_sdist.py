@@ -97,6 +97,13 @@ def _hook(hook: str, out: Path, cwd: Path) -> Path:
 
 @pytest.mark.skipif(_compiler() is None, reason="no C compiler: the wheel would be pure Python")
 def test_a_wheel_built_from_the_sdist_runs_the_compiled_engine(tmp_path):
+    from importlib.metadata import version
+
+    major = int(version("setuptools").split(".")[0])
+    assert major >= 77, (
+        f"setuptools {version('setuptools')} cannot read pyproject.toml's license (PEP 639): "
+        "the dev extras need setuptools>=77; rerun .venv/bin/pip install -e '.[dev]'"
+    )
     source = tmp_path / "checkout"
     for name in _tracked(ROOT):
         (source / name).parent.mkdir(parents=True, exist_ok=True)
