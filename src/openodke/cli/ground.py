@@ -39,7 +39,8 @@ def _dry_run_text(plan: dict[str, Any]) -> str:
         lines[0] += f" to {plan['model']} with {plan['prompt']}"
         cached = f", {plan['cached']} already in the cache" if plan["cached"] else ""
         if not plan["replayed"]:
-            lines.append(f"price: at most {_money(plan['usd'])}{cached}")
+            price = f"about {_money(plan['usd'])}, at most {_money(plan['max_usd'])}"
+            lines.append(f"price: {price}{cached}")
     for request in plan["requests"][:_SHOWN]:
         lines.append(f"  {request['fact_id']}: {request['claim']}")
     if len(plan["requests"]) > _SHOWN:
