@@ -218,10 +218,12 @@ COMMANDS: tuple[Command, ...] = (
     # -- batch (issue 18, helper "batch"): a torn, truncated or mistyped batches.json --------
     Command("ground --batch", ("ground", "--facts", "triples.jsonl", "--texts", "docs.jsonl",
             "--ontology", "ontology.json", "--config", "batch.yaml", "--dry-run", "--batch"),
-            _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml"}),
+            _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml",
+                           "triples.jsonl": "jsonl"}),
     Command("validate --batch", ("validate", "--facts", "triples.jsonl", "--texts", "texts",
             "--ontology", "ontology.yaml", "--config", "batch.yaml", "--dry-run", "--batch"),
-            _batch_files, {"cache/batches.json": "json"}),
+            _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml",
+                           "triples.jsonl": "jsonl"}),
     # -- end of the batch rows ----------------------------------------------------------------
 )  # fmt: skip
 """Every command, over valid seed files."""

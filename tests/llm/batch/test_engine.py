@@ -284,7 +284,7 @@ def test_a_pending_batch_the_server_does_not_know_is_forgotten_and_submitted_aga
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ('{"schema_version": 1, "batches": [{"id": "b', "not JSON"),
+        ('{"schema_version": 1, "batches": [{"id": "b', "batches.json:1: not the batch state"),
         ('{"schema_version": 1, "batches": "x"}', "batches"),
         ('{"schema_version": 1, "batches": [{"id": 5}]}', "batches.0"),
         ("[]", "(top)"),

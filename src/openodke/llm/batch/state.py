@@ -9,7 +9,6 @@ running: it is refused (exit 2, the path and what is wrong), never silently drop
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke._locking import locked
 from openodke.errors import InputError
+from openodke.safeio import read_json
 
 __all__ = ["STATE_FILE", "BatchRecord", "BatchState", "PendingBatches"]
 
@@ -91,30 +91,30 @@ class BatchState:
     def load(self) -> PendingBatches:
         """The pending batches (none when there is no file); InputError (exit 2) when damaged."""
         try:
-            text = self.path.read_text("utf-8")
+            self.path.lstat()
         except FileNotFoundError:
             return PendingBatches()
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read the batch state: {error}", path=str(self.path)) from None
+        except PermissionError:
+            raise InputError(
+                "cannot read the batch state: permission denied", path=str(self.path)
+            ) from None
         advice = (
             "it names batches that may still be running on the provider; repair it, or delete "
             "it to submit those requests again (paid again)"
         )
+        try:  # the bounded reader: a FIFO, a device, deep nesting, a huge file are refused
+            data = read_json(self.path, what="the batch state (batches.json)")
+        except InputError as error:
+            if error.message.endswith("permission denied"):
+                raise
+            raise InputError(f"{error.message}; {advice}") from None
         try:
-            data = json.loads(text)
             state = PendingBatches.model_validate(data)
-        except ValueError as error:
-            line = getattr(error, "lineno", None)
-            if isinstance(error, ValidationError):
-                first = error.errors()[0]
-                field = ".".join(str(p) for p in first["loc"]) or "(top)"
-                what = f"{field}: {first['msg']}"
-            else:
-                what = f"not JSON ({getattr(error, 'msg', error)})"
+        except ValidationError as error:
+            first = error.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "(top)"
             raise InputError(
-                f"damaged batch state: {what}; {advice}",
-                path=str(self.path),
-                line=line if isinstance(line, int) else None,
+                f"damaged batch state: {field}: {first['msg']}; {advice}", path=str(self.path)
             ) from None
         for record in state.batches:
             _check_keys(record, self.path)
