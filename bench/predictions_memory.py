@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import random
@@ -38,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 from extract_scale import load_note
@@ -163,8 +165,14 @@ def write_inputs(folder: Path, kind: str, size: int, seed: int = 0) -> Path:
     return path
 
 
+def _unit(d: int) -> str:
+    """A text unit's id as GraphRAG writes it (SHA-512 hex, tests/fixtures/adapters/graphrag)."""
+    return hashlib.sha512(f"unit {d}".encode()).hexdigest()
+
+
 def _write_graphrag(folder: Path, size: int, seed: int) -> Path:
-    """A GraphRAG 2.x output folder (CSV): a text unit per document, its relationships."""
+    """A GraphRAG 2.x output folder (CSV): a text unit per document, its relationships, ids
+    as GraphRAG writes them (SHA-512 hex for documents and text units, UUIDs for rows)."""
     rng = random.Random(seed)
     out = folder / "graphrag"
     out.mkdir()
@@ -172,12 +180,14 @@ def _write_graphrag(folder: Path, size: int, seed: int) -> Path:
         table = csv.writer(handle)
         table.writerow(["id", "human_readable_id", "title", "text"])
         for d in range(DOCS):
-            table.writerow([f"gdoc{d}", d, f"doc_{d:05d}", f"Document {d} text."])
+            gdoc = hashlib.sha512(f"doc {d}".encode()).hexdigest()
+            table.writerow([gdoc, d, f"doc_{d:05d}", f"Document {d} text."])
     with (out / "text_units.csv").open("w", newline="") as handle:
         table = csv.writer(handle)
         table.writerow(["id", "human_readable_id", "text", "n_tokens", "document_ids"])
         for d in range(DOCS):
-            table.writerow([f"unit{d}", d, f"Document {d} text.", 4, json.dumps([f"gdoc{d}"])])
+            gdoc = hashlib.sha512(f"doc {d}".encode()).hexdigest()
+            table.writerow([_unit(d), d, f"Document {d} text.", 4, json.dumps([gdoc])])
     written = count = 0
     with (
         (out / "relationships.csv").open("w", newline="") as handle,
@@ -191,8 +201,8 @@ def _write_graphrag(folder: Path, size: int, seed: int) -> Path:
             if count % 3 == 0:
                 _gold(gold, row)
             unit = int(row["doc"][4:])
-            cells = [f"rel{count}", count, row["subject"], row["object"], row["predicate"], 1.0,
-                     2, json.dumps([f"unit{unit}"])]  # fmt: skip
+            cells = [str(uuid.UUID(int=rng.getrandbits(128), version=4)), count, row["subject"],
+                     row["object"], row["predicate"], 1.0, 2, str([_unit(unit)])]  # fmt: skip
             table.writerow(cells)
             written += sum(len(str(c)) + 1 for c in cells)
             count += 1

@@ -41,7 +41,7 @@ from openodke.interop import (
     is_fact_rows,
     to_fact,
 )
-from openodke.interop.adapters import adapter_notes, iter_predictions
+from openodke.interop.adapters import GraphragNotes, iter_predictions
 from openodke.interop.match import RowMatcher
 from openodke.interop.triples import iter_triples_at, triples_at
 from openodke.ontology import Ontology
@@ -168,13 +168,12 @@ def stream_columns(
         if triples
         else ((0, row) for row in iter_predictions(source, adapter, index))
     )
-    said: list[str] = []
-    if adapter.strip().casefold() in _NOT_JSONL:  # tables, read whole: their notes need them all
-        listed = list(rows)
-        said = adapter_notes(adapter, [row for _, row in listed], ontology)
-        rows = iter(listed)
+    # GraphRAG's note counts its descriptions as they go by
+    graphrag = GraphragNotes(ontology) if adapter.strip().casefold() == "graphrag" else None
     for offset, row in rows:
         read += 1
+        if graphrag is not None:
+            graphrag.add(row.predicate)
         doc = matcher.document(row)
         if doc is None:
             continue
@@ -192,7 +191,7 @@ def stream_columns(
         columns=columns,
         rows_read=read,
         dropped=matched.dropped,
-        notes=[*matched.notes, *said],
+        notes=[*matched.notes, *(graphrag.notes() if graphrag is not None else [])],
         evidence_kinds=kinds,
     )
 
