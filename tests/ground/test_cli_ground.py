@@ -122,7 +122,7 @@ def test_dry_run_prints_the_calls_and_makes_none(odke, server) -> None:
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "6 facts; 5 model calls would be made to openai/judge with ground.span@1"
-    assert lines[1] == "price: at most unknown (unpriced)"
+    assert lines[1] == "price: about unknown (unpriced), at most unknown (unpriced)"
     assert "  r1: Claim: Brenna Foods (Company) — founded by — Sofie Lund (Person)." in lines
     assert not any(line.startswith("  r4:") for line in lines)  # settled for free
     assert server.requests == []
@@ -146,7 +146,10 @@ def test_dry_run_prices_a_priced_model(odke, server) -> None:
         spec = grounder.inner.spec
     bound = sum(estimate_usd(p.messages, spec, p.schema) for p in planned)
     assert plan["calls"] == len(planned) == 5
-    assert bound > 0 and plan["usd"] == pytest.approx(bound, abs=1e-6)
+    assert bound > 0 and plan["max_usd"] == pytest.approx(bound, abs=1e-6)
+    # Expected: the same prompts, a verdict's 6 tokens out ('{"verdict": "not_found"}', 24
+    # characters at 4 a token) at gpt-4o-mini's $0.60 a million output tokens, not 256.
+    assert plan["usd"] == pytest.approx(bound - 5 * (256 - 6) * 0.60 / 1e6, abs=1e-6)
     assert server.requests == []
 
 

@@ -141,3 +141,85 @@ def test_the_spec_cost_example() -> None:
     assert cost.total.cost_usd is None  # a scripted client reports no price, and none is invented
     # 4 calls over 1 document, scaled to 1,000 documents: 4 * 1000 / 1 = 4000.0
     assert str(cost.per_1k_documents()["total"]["calls"]) == "4000.0"
+
+
+def test_a_failed_answer_asked_twice_is_paid_twice_and_counted(llm_server) -> None:
+    """An off-schema answer is asked again and fails again: both calls were paid, so their
+    tokens and USD are in the stage's tally, the grounder's counts and the budget; each call
+    reserved its own worst case (the second with the feedback turns in its prompt)."""
+    from openodke.ground.stats import GroundingStats
+    from openodke.llm import Budget, client_for
+    from openodke.llm.budget import estimate_usd
+
+    server = llm_server("openai", [Answer("{}", prompt_tokens=1000, completion_tokens=20)])
+    server.fault("say", text='{"verdict": "maybe"}', times=2)
+    seen: list[float] = []
+
+    class Watched(Budget):
+        def reserve(self, estimate: float) -> None:
+            seen.append(estimate)
+            super().reserve(estimate)
+
+    budget = Watched(usd=1.0)
+    spec = server.spec("gpt-4o-mini", max_tokens=64)
+    schema = {"type": "object", "properties": {"verdict": {"enum": ["supported"]}}}
+    meter = CostMeter()
+    client = meter.client(client_for(spec, cache=False, budget=budget), stage="ground")
+    ask = [{"role": "user", "content": "Claim: x"}]
+    response = client.complete(ask, spec, schema)
+    client.close()
+    assert response.failure == "off schema" and len(server.requests) == 2
+    # two calls of gpt-4o-mini, each (1000 * 0.15 + 20 * 0.60) / 1e6 = 0.000162
+    tally = meter.report().stages["ground"]
+    assert (tally.calls, tally.failed) == (1, 1)
+    assert (tally.prompt_tokens, tally.completion_tokens) == (2000, 40)
+    assert tally.cost_usd == pytest.approx(0.000324)
+    stats = GroundingStats()
+    stats.call(response, readable=False)
+    counts = stats.as_dict()
+    assert (counts["prompt_tokens"], counts["completion_tokens"]) == (2000, 40)
+    assert counts["cost_usd"] == pytest.approx(0.000324)
+    assert budget.spent_usd == pytest.approx(0.000324)
+    again = server.requests[1].body["messages"]  # the answer and the reason fed back
+    assert again[1] == {"role": "assistant", "content": '{"verdict": "maybe"}'}
+    assert again[2]["role"] == "user" and "off schema" in again[2]["content"]
+    assert seen == [
+        pytest.approx(estimate_usd(ask, spec, schema)),
+        pytest.approx(estimate_usd(again, spec, schema)),
+    ]
+    assert seen[1] > seen[0]
+
+
+def test_a_cut_off_asked_again_reserves_its_own_larger_worst_case(llm_server) -> None:
+    """A cut-off is asked again with twice the max_tokens: that call reserves (and may spend)
+    the larger worst case, and both calls' tokens are counted."""
+    from openodke.llm import Budget, client_for
+    from openodke.llm.budget import estimate_usd
+
+    server = llm_server(
+        "openai", [Answer('{"verdict": "supported"}', prompt_tokens=500, completion_tokens=10)]
+    )
+    server.fault("truncated", times=2)
+    seen: list[float] = []
+
+    class Watched(Budget):
+        def reserve(self, estimate: float) -> None:
+            seen.append(estimate)
+            super().reserve(estimate)
+
+    spec = server.spec("gpt-4o-mini", max_tokens=100)
+    meter = CostMeter()
+    client = meter.client(client_for(spec, cache=False, budget=Watched(usd=1.0)), stage="ground")
+    ask = [{"role": "user", "content": "Claim: y"}]
+    response = client.complete(ask, spec)
+    client.close()
+    assert response.failure == "cut off at max_tokens"
+    bodies = [r.body["max_tokens"] for r in server.requests]
+    assert bodies == [100, 356]  # max(2 * 100, 100 + 256)
+    bigger = spec.model_copy(update={"max_tokens": 356})
+    assert seen == [
+        pytest.approx(estimate_usd(ask, spec)),
+        pytest.approx(estimate_usd(ask, bigger)),
+    ]
+    tally = meter.report().stages["ground"]
+    assert (tally.prompt_tokens, tally.completion_tokens) == (1000, 20)

@@ -169,9 +169,11 @@ class ReplayServer:
         latency: float = 0.0,
         model: str = "local-model",
         usage: bool = True,
+        count: Callable[[str], int] | None = None,
     ) -> None:
         self.protocol = protocol
         self.usage = usage  # False: replies carry no token counts, as some servers send
+        self.count = count or (lambda text: len(text.split()))  # the usage reported: words
         self.answers = answers
         self.latency = latency
         self.model = model
@@ -233,9 +235,7 @@ class ReplayServer:
     def start(self) -> ReplayServer:
         """Listen on a free port in a daemon thread."""
         handler = type("Handler", (_Handler,), {"replay": self})
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        httpd.daemon_threads = True
-        httpd.block_on_close = False  # a hanging handler must not hold up stop()
+        httpd = _Listener(("127.0.0.1", 0), handler)
         self._httpd = httpd
         self._thread = threading.Thread(
             target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -273,6 +273,21 @@ class ReplayServer:
             if all(part in prompt for part in answer.contains):
                 return answer
         return None
+
+
+class _Listener(ThreadingHTTPServer):
+    """A threaded server whose accept queue holds as many connections as a run opens at once.
+
+    socketserver's default backlog is 5: when more workers connect at once than the accept thread
+    has taken (it is one thread, slow to be scheduled on a busy machine), the kernel drops the
+    extra handshakes and each client waits for its SYN to be sent again (1 s later), past a short
+    ``timeout``: the attempt is retried, but this server never saw it (the "lost request" of the
+    fault run with 8 workers, decision 222).
+    """
+
+    daemon_threads = True
+    block_on_close = False  # a hanging handler must not hold up stop()
+    request_queue_size = 1024
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -336,8 +351,10 @@ class _Handler(BaseHTTPRequestHandler):
             replay.protocol,
             model,
             text,
-            answer.prompt_tokens if answer.prompt_tokens is not None else len(prompt.split()),
-            answer.completion_tokens if answer.completion_tokens is not None else len(text.split()),
+            answer.prompt_tokens if answer.prompt_tokens is not None else replay.count(prompt),
+            answer.completion_tokens
+            if answer.completion_tokens is not None
+            else replay.count(text),
             stop=stop,  # type: ignore[arg-type]
             tool=tool,
         )

@@ -8,18 +8,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
+    CALL_OPTIONS,
+    AsJson,
+    CallOptions,
     FailUnder,
     Html,
-    MaxWorkers,
-    NoCache,
-    Prices,
-    Rpm,
-    Tpm,
-    give_prices,
+    ResultJson,
+    calls_options,
     write_page,
 )
 
@@ -90,6 +85,7 @@ def register(bench_app: typer.Typer) -> None:
     """Add ``prepare`` and ``run`` to the ``odke bench`` command group."""
 
     @bench_app.command("run", help=_RUN_HELP)
+    @calls_options()
     def run(
         folder: Annotated[Path, typer.Argument(metavar="DIR", help="A prepared bench set folder.")],
         config: Annotated[
@@ -99,42 +95,23 @@ def register(bench_app: typer.Typer) -> None:
             Path | None,
             typer.Option("--train-facts", help="Re-DocRED train facts, for the official Ign F1."),
         ] = None,
-        cache: Cache = None,
-        no_cache: NoCache = False,
-        max_workers: MaxWorkers = None,
-        budget_usd: BudgetUsd = None,
-        budget_calls: BudgetCalls = None,
-        price: Prices = None,
-        allow_failures: AllowFailures = None,
-        rpm: Rpm = None,
-        tpm: Tpm = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+        calls: CallOptions = CALL_OPTIONS,
+        as_json: AsJson = False,
         html: Html = None,
         fail_under: FailUnder = None,
     ) -> None:
-        give_prices(price)
         from openodke.bench.run import run_bench
         from openodke.cli.run import report_config_error
         from openodke.eval.report.floors import check_floors, enforce_floors, parse_floors
         from openodke.eval.report.io import report_json
         from openodke.ground.files import write_files
-        from openodke.run import ConfigError, RunOptions
+        from openodke.run import ConfigError
         from openodke.run.ablate import ROWS
 
         floors = parse_floors(fail_under or [])
         if not folder.is_dir():
             raise InputError("no such bench set folder", path=str(folder))
-        options = RunOptions(
-            cache=cache,
-            no_cache=no_cache,
-            max_workers=max_workers,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            allow_failures=allow_failures,
-            rpm=rpm,
-            tpm=tpm,
-            progress=False if as_json else None,
-        )
+        options = calls.run_options(as_json=as_json)
         try:
             result = run_bench(folder, config=config, train_facts=train_facts, options=options)
         except ConfigError as error:
@@ -179,7 +156,7 @@ def register(bench_app: typer.Typer) -> None:
             int | None,
             typer.Option("--max-tokens", help="Lower the extractor's max_tokens (16000)."),
         ] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+        as_json: ResultJson = False,
     ) -> None:
         result = _prepare(dataset, data_dir, out, split, limit, ontology, paper, max_tokens)
         typer.echo(result.model_dump_json(indent=2) if as_json else result.summary())

@@ -7,20 +7,7 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
-    Html,
-    MaxWorkers,
-    NoCache,
-    Prices,
-    Rpm,
-    Tpm,
-    give_prices,
-    write_page,
-)
+from openodke.cli.options import CALL_OPTIONS, AsJson, CallOptions, Html, calls_options, write_page
 
 __all__ = ["register"]
 
@@ -53,6 +40,7 @@ def register(eval_app: typer.Typer) -> None:
     """Add ``ablation`` to the ``odke eval`` command group."""
 
     @eval_app.command("ablation", help=_HELP)
+    @calls_options()
     def ablation(
         config: Annotated[
             Path | None, typer.Option("--config", help="The run config (odke.yaml).")
@@ -64,19 +52,10 @@ def register(eval_app: typer.Typer) -> None:
         describe: Annotated[
             bool, typer.Option("--describe", help="Print what to label and what it does; exit.")
         ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-        cache: Cache = None,
-        no_cache: NoCache = False,
-        max_workers: MaxWorkers = None,
-        budget_usd: BudgetUsd = None,
-        budget_calls: BudgetCalls = None,
+        as_json: AsJson = False,
         html: Html = None,
-        price: Prices = None,
-        allow_failures: AllowFailures = None,
-        rpm: Rpm = None,
-        tpm: Tpm = None,
+        calls: CallOptions = CALL_OPTIONS,
     ) -> None:
-        give_prices(price)
         if describe:
             typer.echo(_DESCRIBE.rstrip())
             return
@@ -85,7 +64,7 @@ def register(eval_app: typer.Typer) -> None:
         from openodke.eval import run_ablation
         from openodke.eval.stages.gold_rows import is_triples_file, read_gold
         from openodke.ontology import Ontology
-        from openodke.run import ConfigError, RunOptions, load_config
+        from openodke.run import ConfigError, load_config
 
         if config is None or labels is None:
             raise InputError("give --config (a run config) and --labels (GoldFact rows)")
@@ -97,17 +76,7 @@ def register(eval_app: typer.Typer) -> None:
         # GoldFact rows; triples rows read with the config's ontology, as predictions are
         onto = Ontology.load(parsed.ontology) if is_triples_file(labels) else None
         gold = read_gold(labels, (), onto)
-        options = RunOptions(
-            cache=cache,
-            no_cache=no_cache,
-            max_workers=max_workers,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            allow_failures=allow_failures,
-            rpm=rpm,
-            tpm=tpm,
-            progress=False if as_json else None,
-        )
+        options = calls.run_options(as_json=as_json)
         report = run_ablation(parsed, gold, options=options)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
         write_page(html, report)

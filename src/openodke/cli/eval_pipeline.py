@@ -21,19 +21,15 @@ from openodke.cli import pipeline_extras as extra
 from openodke.cli import style
 from openodke.cli.eval_extract import document_items, echo_first, without
 from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
+    CALL_OPTIONS,
+    AsJson,
+    CallOptions,
     Describe,
     FailUnder,
     Html,
     Match,
-    MaxWorkers,
-    NoCache,
-    Prices,
     TypeMap,
-    give_prices,
+    calls_options,
     identity_options,
     write_page,
 )
@@ -53,6 +49,7 @@ Opt = typer.Option
 
 
 @without_gc
+@calls_options(leave_out=("rpm", "tpm"))
 def pipeline(
     cmd: Annotated[
         str | None, Opt("--cmd", help='Command run with no shell: "python x.py {in} {out}".')
@@ -93,7 +90,7 @@ def pipeline(
         Path | None, Opt("--items", help='Write {"id","tp","fp","fn"} per document.')
     ] = None,
     report: Annotated[Path | None, Opt("--report", help="Write the eval report here.")] = None,
-    as_json: Annotated[bool, Opt("--json", help="Print the report as JSON.")] = False,
+    as_json: AsJson = False,
     track_record: Annotated[Path | None, Opt("--track-record", help="Track record file.")] = None,
     train_facts: Annotated[
         Path | None,
@@ -101,14 +98,8 @@ def pipeline(
     ] = None,
     describe_: Describe = False,
     html: Html = None,
-    cache: Cache = None,
-    no_cache: NoCache = False,
-    max_workers: MaxWorkers = None,
-    budget_usd: BudgetUsd = None,
-    budget_calls: BudgetCalls = None,
-    price: Prices = None,
     fail_under: FailUnder = None,
-    allow_failures: AllowFailures = None,
+    calls: CallOptions = CALL_OPTIONS,
 ) -> None:
     """Run a pipeline, or read its output, and score it: rows with 95% ranges over documents.
 
@@ -123,7 +114,6 @@ def pipeline(
     from openodke.eval.report.floors import parse_floors
     from openodke.interop.describe import describe_pipeline
 
-    give_prices(price)
     if describe_:
         typer.echo(describe_pipeline())
         return
@@ -140,14 +130,14 @@ def pipeline(
         config=config,
         bench=bench,
         options=ModelOptions(
-            cache=cache,
-            no_cache=no_cache,
-            max_workers=max_workers,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
+            cache=calls.cache,
+            no_cache=calls.no_cache,
+            max_workers=calls.max_workers,
+            budget_usd=calls.budget_usd,
+            budget_calls=calls.budget_calls,
             progress=False if as_json else None,
         ),
-        allow_failures=allow_failures,
+        allow_failures=calls.allow_failures,
     )
     record = track_record or (default_path(report) if report is not None else None)
     done = pipeline_run(

@@ -8,18 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
-    MaxWorkers,
-    NoCache,
-    Prices,
-    Rpm,
-    Tpm,
-    give_prices,
-)
+from openodke.cli import options as opt
 from openodke.errors import ProviderError
 
 __all__ = ["register"]
@@ -50,7 +39,8 @@ def _dry_run_text(plan: dict[str, Any]) -> str:
         lines[0] += f" to {plan['model']} with {plan['prompt']}"
         cached = f", {plan['cached']} already in the cache" if plan["cached"] else ""
         if not plan["replayed"]:
-            lines.append(f"price: at most {_money(plan['usd'])}{cached}")
+            price = f"about {_money(plan['usd'])}, at most {_money(plan['max_usd'])}"
+            lines.append(f"price: {price}{cached}")
     for request in plan["requests"][:_SHOWN]:
         lines.append(f"  {request['fact_id']}: {request['claim']}")
     if len(plan["requests"]) > _SHOWN:
@@ -96,18 +86,11 @@ def register(app: typer.Typer) -> None:
     """Add ``ground`` to the root ``odke`` app."""
 
     @app.command("ground", help=_HELP)
+    @opt.calls_options()
     def ground(
-        facts: Annotated[
-            Path,
-            typer.Option("--facts", help="Facts: triples rows, Fact rows, or --adapter output."),
-        ],
-        texts: Annotated[
-            Path, typer.Option("--texts", help="The texts: a folder, or Document JSONL.")
-        ],
-        adapter: Annotated[
-            str,
-            typer.Option("--adapter", help="triples, langchain, langextract or graphrag."),
-        ] = "triples",
+        facts: Annotated[Path, opt.FACTS],
+        texts: Annotated[Path, opt.TEXTS],
+        adapter: opt.Adapter = "triples",
         ontology: Annotated[
             Path | None, typer.Option("--ontology", help="Ontology JSON or YAML: schema checks.")
         ] = None,
@@ -122,30 +105,17 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--model-provider", help="A provider for a model named without one."),
         ] = None,
-        locate: Annotated[
-            bool, typer.Option("--locate", help="Find a window naming both ends when uncited.")
-        ] = False,
+        locate: opt.Locate = False,
         paper: Annotated[
             bool, typer.Option("--paper", help="The paper format: True/False on the document.")
         ] = False,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
-        ] = False,
+        dry_run: opt.DryRun = False,
         out: Annotated[
             Path | None, typer.Option("-o", "--out", help="Write facts.jsonl and summary.json.")
         ] = None,
-        cache: Cache = None,
-        no_cache: NoCache = False,
-        max_workers: MaxWorkers = None,
-        budget_usd: BudgetUsd = None,
-        budget_calls: BudgetCalls = None,
-        allow_failures: AllowFailures = None,
-        rpm: Rpm = None,
-        tpm: Tpm = None,
-        price: Prices = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+        calls: opt.CallOptions = opt.CALL_OPTIONS,
+        as_json: opt.ResultJson = False,
     ) -> None:
-        give_prices(price)
         from openodke.ground.files import write_files
         from openodke.ground.job import (
             build_grounder,
@@ -159,12 +129,7 @@ def register(app: typer.Typer) -> None:
         settings = read_settings(config).with_flags(
             model=model,
             model_provider=model_provider,
-            cache=cache,
-            no_cache=no_cache,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            rpm=rpm,
-            tpm=tpm,
+            **calls.client_flags(),
         )
         inputs = read_inputs(facts, texts, adapter=adapter, ontology=ontology)
         grounder = build_grounder(
@@ -172,7 +137,7 @@ def register(app: typer.Typer) -> None:
             inputs.ontology,
             paper=paper,
             locate=locate,
-            max_workers=max_workers,
+            max_workers=calls.max_workers,
             progress=False if as_json else None,
         )
         with grounder:
@@ -206,7 +171,7 @@ def register(app: typer.Typer) -> None:
             min(summary["failed"], summary["facts"]),
             summary["facts"],
             unit="facts",
-            allow=allow_failures,
+            allow=calls.allow_failures,
             kinds=summary.get("failures"),
             first=summary.get("first_error"),
             after="written with those facts unchecked; a rerun asks only for them"

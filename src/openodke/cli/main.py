@@ -19,6 +19,7 @@ import typer
 
 from openodke.cli import signals
 from openodke.cli.guard import check_paths
+from openodke.cli.quick_help import help_text
 from openodke.cli.stdout import ReaderSafe
 from openodke.cli.version import version_text
 from openodke.errors import OdkeError, Terminated, exit_code_for
@@ -177,7 +178,11 @@ def main(argv: list[str] | None = None) -> None:
         try:
             _register(args)
             check_paths(args)
-            app(args=args, prog_name="odke")
+            text = help_text(app, args, "odke")
+            if text is not None:  # `odke ... --help`: at once (cli/quick_help.py)
+                typer.echo(text)
+            else:
+                app(args=args, prog_name="odke")
         except OdkeError as error:
             if _State.debug:
                 raise
@@ -190,6 +195,12 @@ def main(argv: list[str] | None = None) -> None:
                 _interrupted(Terminated(stopped))
             _flush()
             raise done from None
+        except PermissionError as error:  # a path the user cannot read, search or write
+            if _State.debug:
+                raise
+            if error.filename is None:
+                _fail(_unexpected(error, args), 1)
+            _fail(f"error: {os.fsdecode(error.filename)}: permission denied", 2)
         except Exception as error:
             if _State.debug:
                 raise

@@ -3,33 +3,50 @@ module can take them without loading the others' evaluators."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from openodke.errors import InputError
 
+if TYPE_CHECKING:
+    from openodke.run import RunOptions
+
 __all__ = [
+    "CALL_OPTIONS",
+    "FACTS",
+    "TEXTS",
+    "Adapter",
     "AsJson",
     "BudgetCalls",
     "BudgetUsd",
     "Cache",
+    "CallOptions",
     "Config",
     "Describe",
     "Documents",
+    "DryRun",
     "Html",
     "FailUnder",
     "Items",
     "Labels",
+    "Locate",
     "MaxWorkers",
     "NoCache",
     "Ontology",
+    "PerSheet",
     "Predictions",
     "Report",
+    "ResultJson",
     "Run",
+    "calls_options",
     "naming",
     "one_source",
     "write_page",
@@ -70,6 +87,21 @@ Describe = Annotated[
     bool, typer.Option("--describe", help="Print what to label and what to predict, then exit.")
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+ResultJson = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+DryRun = Annotated[
+    bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
+]
+PerSheet = Annotated[int, typer.Option("--per-sheet", help="Items per sheet.")]
+# How `ground` and `validate` read another system's facts (required in one, not the other: the
+# two options are shared as typer.Option values, the type around them is the command's).
+FACTS = typer.Option("--facts", help="Facts: triples rows, Fact rows, or --adapter output.")
+TEXTS = typer.Option("--texts", help="The texts: a folder, or Document JSONL.")
+Adapter = Annotated[
+    str, typer.Option("--adapter", help="triples, langchain, langextract or graphrag.")
+]
+Locate = Annotated[
+    bool, typer.Option("--locate", help="Find a window naming both ends when uncited.")
+]
 Items = Annotated[
     Path | None,
     typer.Option("--items", help='Write {"id", "correct"} per labelled item, for compare.'),
@@ -140,6 +172,85 @@ Tpm = Annotated[
     float | None,
     typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
 ]
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """The options of every command that calls a model, as one value: each field is one option,
+    declared here once; :func:`calls_options` puts them on a command (in this order) and hands
+    the command one ``CallOptions``. A new shared option is one field here."""
+
+    cache: Cache = None
+    no_cache: NoCache = False
+    max_workers: MaxWorkers = None
+    budget_usd: BudgetUsd = None
+    budget_calls: BudgetCalls = None
+    price: Prices = None
+    allow_failures: AllowFailures = None
+    rpm: Rpm = None
+    tpm: Tpm = None
+
+    def client_flags(self) -> dict[str, Any]:
+        """What the model clients take: cache, budget and rate limits (not the workers)."""
+        return {
+            "cache": self.cache,
+            "no_cache": self.no_cache,
+            "budget_usd": self.budget_usd,
+            "budget_calls": self.budget_calls,
+            "rpm": self.rpm,
+            "tpm": self.tpm,
+        }
+
+    def run_options(self, *, as_json: bool = False, **more: Any) -> RunOptions:
+        """These options as the library's ``RunOptions`` (no progress bar under ``--json``)."""
+        from openodke.run import RunOptions
+
+        return RunOptions(
+            **self.client_flags(),
+            max_workers=self.max_workers,
+            allow_failures=self.allow_failures,
+            progress=False if as_json else None,
+            **more,
+        )
+
+
+CALL_OPTIONS = CallOptions()
+"""The default of a command's ``calls`` parameter: where :func:`calls_options` puts the options."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def calls_options(*, leave_out: tuple[str, ...] = ()) -> Callable[[F], F]:
+    """Put :class:`CallOptions`' options on a command in place of its ``calls`` parameter
+    (``leave_out``: fields the command does not take), install ``--price`` and call it with
+    ``calls=CallOptions(...)``. Typer reads the options from the signature made here."""
+
+    def wrap(command: F) -> F:
+        hints = typing.get_type_hints(CallOptions, include_extras=True)
+        own = [field for field in fields(CallOptions) if field.name not in leave_out]
+        signature = inspect.signature(command, eval_str=True)
+        params: list[inspect.Parameter] = []
+        for param in signature.parameters.values():
+            if param.name != "calls":
+                params.append(param)
+                continue
+            params += [
+                param.replace(name=field.name, default=field.default, annotation=hints[field.name])
+                for field in own
+            ]
+        names = [field.name for field in own]
+
+        @functools.wraps(command)
+        def run(**values: Any) -> Any:
+            calls = CallOptions(**{name: values.pop(name) for name in names})
+            give_prices(calls.price)
+            return command(**values, calls=calls)
+
+        run.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        run.__annotations__ = {param.name: param.annotation for param in params}
+        return run  # type: ignore[return-value]
+
+    return wrap
 
 
 @contextmanager

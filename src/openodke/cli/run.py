@@ -9,18 +9,7 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
-    MaxWorkers,
-    NoCache,
-    Prices,
-    Rpm,
-    Tpm,
-    give_prices,
-)
+from openodke.cli.options import CALL_OPTIONS, CallOptions, DryRun, ResultJson, calls_options
 
 __all__ = ["register", "report_config_error"]
 
@@ -48,11 +37,10 @@ def register(app: typer.Typer) -> None:
     """Add ``run`` to the root ``odke`` app."""
 
     @app.command("run", help=_HELP)
+    @calls_options()
     def run(
         config: Annotated[Path | None, typer.Argument(help="The run config (odke.yaml).")] = None,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
-        ] = False,
+        dry_run: DryRun = False,
         model: Annotated[
             str | None, typer.Option("--model", help="Put every role on this model.")
         ] = None,
@@ -67,36 +55,16 @@ def register(app: typer.Typer) -> None:
             Path | None,
             typer.Option("--from-manifest", help="Replay the run this manifest.json records."),
         ] = None,
-        cache: Cache = None,
-        no_cache: NoCache = False,
-        max_workers: MaxWorkers = None,
-        budget_usd: BudgetUsd = None,
-        budget_calls: BudgetCalls = None,
-        price: Prices = None,
-        allow_failures: AllowFailures = None,
-        rpm: Rpm = None,
-        tpm: Tpm = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+        calls: CallOptions = CALL_OPTIONS,
+        as_json: ResultJson = False,
     ) -> None:
-        give_prices(price)
         from openodke.errors import InputError
-        from openodke.run import ConfigError, RunOptions, config_from_manifest, execute, load_config
+        from openodke.run import ConfigError, config_from_manifest, execute, load_config
 
         if config is None and from_manifest is None:
             raise InputError("give CONFIG (a run config), or --from-manifest manifest.json")
-        options = RunOptions(
-            model=model,
-            model_provider=model_provider,
-            widen=widen,
-            cache=cache,
-            no_cache=no_cache,
-            max_workers=max_workers,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            allow_failures=allow_failures,
-            rpm=rpm,
-            tpm=tpm,
-            progress=False if as_json else None,
+        options = calls.run_options(
+            as_json=as_json, model=model, model_provider=model_provider, widen=widen
         )
         try:
             if from_manifest is not None:
@@ -119,7 +87,7 @@ def register(app: typer.Typer) -> None:
                 result.failures["failed"],
                 result.failures["facts"],
                 unit="facts",
-                allow=allow_failures,
+                allow=calls.allow_failures,
                 kinds=result.failures["kinds"],
                 after="written with those facts unchecked; a rerun asks only for them",
             )

@@ -8,18 +8,7 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import (
-    AllowFailures,
-    BudgetCalls,
-    BudgetUsd,
-    Cache,
-    MaxWorkers,
-    NoCache,
-    Prices,
-    Rpm,
-    Tpm,
-    give_prices,
-)
+from openodke.cli import options as opt
 
 __all__ = ["register"]
 
@@ -41,44 +30,21 @@ def register(app: typer.Typer) -> None:
     """Add ``validate`` to the root ``odke`` app."""
 
     @app.command("validate", help=_HELP)
+    @opt.calls_options()
     def validate(
-        facts: Annotated[
-            Path | None,
-            typer.Option("--facts", help="Facts: triples rows, Fact rows, or --adapter output."),
-        ] = None,
-        texts: Annotated[
-            Path | None, typer.Option("--texts", help="The texts: a folder, or Document JSONL.")
-        ] = None,
-        ontology: Annotated[
-            Path | None, typer.Option("--ontology", help="Ontology JSON or YAML.")
-        ] = None,
-        config: Annotated[
-            Path | None, typer.Option("--config", help="A run config (odke.yaml).")
-        ] = None,
+        facts: Annotated[Path | None, opt.FACTS] = None,
+        texts: Annotated[Path | None, opt.TEXTS] = None,
+        ontology: opt.Ontology = None,
+        config: opt.Config = None,
         out: Annotated[
             Path | None, typer.Option("-o", "--out", help="Write the graph and refused.jsonl here.")
         ] = None,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
-        ] = False,
-        locate: Annotated[
-            bool, typer.Option("--locate", help="Find a window naming both ends when uncited.")
-        ] = False,
-        adapter: Annotated[
-            str, typer.Option("--adapter", help="triples, langchain, langextract or graphrag.")
-        ] = "triples",
-        cache: Cache = None,
-        no_cache: NoCache = False,
-        max_workers: MaxWorkers = None,
-        budget_usd: BudgetUsd = None,
-        budget_calls: BudgetCalls = None,
-        allow_failures: AllowFailures = None,
-        rpm: Rpm = None,
-        tpm: Tpm = None,
-        price: Prices = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+        dry_run: opt.DryRun = False,
+        locate: opt.Locate = False,
+        adapter: opt.Adapter = "triples",
+        calls: opt.CallOptions = opt.CALL_OPTIONS,
+        as_json: opt.ResultJson = False,
     ) -> None:
-        give_prices(price)
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files
@@ -91,13 +57,8 @@ def register(app: typer.Typer) -> None:
             config=config,
             adapter=adapter,
             locate=locate,
-            max_workers=max_workers,
-            cache=cache,
-            no_cache=no_cache,
-            budget_usd=budget_usd,
-            budget_calls=budget_calls,
-            rpm=rpm,
-            tpm=tpm,
+            max_workers=calls.max_workers,
+            **calls.client_flags(),
             progress=False if as_json else None,
         )
         with job:
@@ -135,7 +96,7 @@ def register(app: typer.Typer) -> None:
                 min(report.failed, report.facts_in),
                 report.facts_in,
                 unit="facts",
-                allow=allow_failures,
+                allow=calls.allow_failures,
                 kinds=report.failures,
                 first=graph.stats.get("stages", {}).get("grounder", {}).get("first_error"),
                 after="written with those facts unchecked" if written else "",

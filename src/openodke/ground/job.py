@@ -23,6 +23,7 @@ from openodke.ground.summary import ground_summary
 from openodke.interop import DocumentIndex, TripleRow, is_fact_rows, read_predictions, to_fact
 from openodke.llm import LLMClient, ResponseStore, cache_key, client_for, load_replay
 from openodke.llm.budget import estimate_usd
+from openodke.llm.estimate import VERDICT_TOKENS, expected_usd
 from openodke.llm.prices import price_of
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact, KnowledgeGraph
@@ -126,6 +127,7 @@ class DryRun:
     prompt: str | None
     cached: int = 0
     usd: float | None = 0.0
+    max_usd: float | None = 0.0
     replayed: bool = False
     notes: list[str] = field(default_factory=list)
 
@@ -138,6 +140,7 @@ class DryRun:
             "model": self.model,
             "prompt": self.prompt,
             "usd": self.usd,
+            "max_usd": self.max_usd,
             "replayed": self.replayed,
             "requests": [
                 {"fact_id": call.fact_id, "claim": _claim_line(call)} for call in self.calls
@@ -155,9 +158,10 @@ def _claim_line(call: PlannedCall) -> str:
 
 
 def plan_grounding(grounder: CheckedGrounder, inputs: GroundInputs) -> DryRun:
-    """Price the calls grounding ``inputs`` would make: an upper bound per call (the prompt at four
-    characters a token, ``max_tokens`` out, at the model's price), 0 for an answer already in the
-    cache or a recorded one; None when the model is unpriced. Makes no call."""
+    """Price the calls grounding ``inputs`` would make: ``usd`` as expected (the prompt at four
+    characters a token, a verdict out: ``openodke.llm.estimate``), ``max_usd`` as the budget
+    reserves (``max_tokens`` out), at the model's price; 0 for an answer already in the cache or
+    a recorded one; None when the model is unpriced. Makes no call."""
     index = DocumentIndex(inputs.documents)
     facts = _facts(inputs)
     pairs = []
@@ -177,13 +181,16 @@ def plan_grounding(grounder: CheckedGrounder, inputs: GroundInputs) -> DryRun:
         return run
     store = _cache_store(inner.client)
     price = price_of(spec.model)
-    total = 0.0
+    total = expected = 0.0
     for call in calls:
         if store is not None and store.get(cache_key(call.messages, spec, call.schema)) is not None:
             run.cached += 1
             continue
         total += estimate_usd(call.messages, spec, call.schema)
-    run.usd = round(total, 6) if price is not None or run.cached == len(calls) else None
+        expected += expected_usd(call.messages, spec, call.schema, VERDICT_TOKENS) or 0.0
+    priced = price is not None or run.cached == len(calls)
+    run.max_usd = round(total, 6) if priced else None
+    run.usd = round(expected, 6) if priced else None
     if price is None and run.cached < len(calls):
         run.notes.append(f"{spec.model} is not in the price table: its cost is unknown")
     if inner.widen:

@@ -4,8 +4,9 @@
 (facts given a verdict other than ``unchecked``), ``calls`` (model calls made, cached ones
 included), ``cached``, ``failed`` (calls that ended in an error, or whose answer could not be
 read: each leaves its fact ``unchecked``), ``unreadable`` (the latter alone), ``tokens``,
-``prompt_tokens``, ``completion_tokens`` (live calls), ``cost_usd`` (None when any answered live
-call was unpriced, never invented; a cached answer costs 0.0), ``priced_usd`` (the partial sum),
+``prompt_tokens``, ``completion_tokens`` (paid live calls, failed answers included),
+``cost_usd`` (None when any paid live call was unpriced, never invented; a cached answer costs
+0.0), ``priced_usd`` (the partial sum),
 ``unpriced_calls``, ``located``, ``widened``, ``free_not_found``, ``schema_misfits`` and
 ``no_document`` (facts citing no document given), ``failures`` (failed calls by kind: ``cut off
 at max_tokens``, ``refused``, ``empty``, ``off schema``, ``unreadable answer``, ``timed out``...)
@@ -20,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from openodke.llm import LLMResponse
+from openodke.llm.cost import paid
 from openodke.llm.failures import FailureKind, FailureTally, merge_kinds
 from openodke.types import Fact, GroundingVerdict
 
@@ -68,9 +70,9 @@ class GroundingStats:
                 )
                 self._failures.add(FailureKind.unreadable)
             # As CostMeter counts: a cached answer is free and spends no tokens; a failed call
-            # costs nothing known; an answered live call with no price makes the total unknown.
-            live = not response.cached and response.error is None
-            if live:
+            # costs what its answers spent (asked twice: both paid), nothing known without one;
+            # a paid live call with no price makes the total unknown.
+            if paid(response):
                 self._counts["prompt_tokens"] += response.prompt_tokens or 0
                 self._counts["completion_tokens"] += response.completion_tokens or 0
                 self._counts["estimated_calls"] += int(response.tokens_estimated)

@@ -26,6 +26,7 @@ __all__ = [
     "StageCost",
     "compare_costs",
     "cost_text",
+    "paid",
     "stage_cost_text",
 ]
 
@@ -41,6 +42,15 @@ _SCALED = (
 )
 
 
+def paid(response: LLMResponse) -> bool:
+    """Whether ``response`` was paid for: a live answer, or a failed one that spent tokens (an
+    answer that could not be used, asked twice: both calls were paid; DECISIONS #224). A cached
+    answer is free; a call that got no answer spent nothing known."""
+    if response.cached:
+        return False
+    return response.error is None or bool(response.prompt_tokens or response.completion_tokens)
+
+
 class StageCost(BaseModel):
     """The calls of one stage (or of the whole run)."""
 
@@ -49,23 +59,27 @@ class StageCost(BaseModel):
     calls: int = Field(default=0, description="Every call, cached and failed included.")
     cached: int = Field(default=0, description="Calls answered from the response cache.")
     failed: int = Field(default=0, description="Calls that ended in an error after retries.")
-    unpriced: int = Field(default=0, description="Answered live calls with no price.")
+    unpriced: int = Field(default=0, description="Paid live calls with no price.")
     estimated: int = Field(
         default=0,
         description="Answered live calls whose tokens (and so cost) are estimated: the server "
         "reported no usage.",
     )
-    prompt_tokens: int = Field(default=0, description="Input tokens spent (live calls).")
-    completion_tokens: int = Field(default=0, description="Output tokens spent (live calls).")
+    prompt_tokens: int = Field(
+        default=0, description="Input tokens spent (live calls, failed answers included)."
+    )
+    completion_tokens: int = Field(
+        default=0, description="Output tokens spent (live calls, failed answers included)."
+    )
     cost_usd: float | None = Field(
-        default=0.0, description="USD spent; null when any answered live call was unpriced."
+        default=0.0, description="USD spent; null when any paid live call was unpriced."
     )
     priced_usd: float = Field(default=0.0, description="USD of the priced calls alone.")
     latency_s: float = Field(default=0.0, description="Seconds summed over calls.")
 
     def add(self, response: LLMResponse) -> StageCost:
         """This tally with one more call."""
-        live = not response.cached and response.error is None
+        live = paid(response)
         unpriced = live and response.cost_usd is None
         priced = 0.0 if response.cached else (response.cost_usd or 0.0)
         total = None if (self.cost_usd is None or unpriced) else self.cost_usd + priced

@@ -92,20 +92,35 @@ def _named_variables(value: Any, into: set[str], depth: int = 0) -> set[str]:
     return into
 
 
+_KEY_NAMES: dict[frozenset[Any], tuple[str, ...]] = {}
+
+
+def _key_names(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The key variables' names in ``env`` (``*_API_KEY`` ..., the providers'), found once per
+    set of names: every model call scrubs its answer, and reading all of ``os.environ`` each
+    time cost more than the call's own work."""
+    raw = getattr(env, "_data", None) if env is os.environ else None
+    names = frozenset(raw if raw is not None else env)  # os.environ's bytes: no decoding
+    found = _KEY_NAMES.get(names)
+    if found is None:
+        providers = _provider_variables()
+        found = tuple(n for n in env if _KEY_VARIABLE.search(n) or n in providers)
+        if len(_KEY_NAMES) > 64:
+            _KEY_NAMES.clear()
+        _KEY_NAMES[names] = found
+    return found
+
+
 def secret_values(env: Mapping[str, str] | None = None, names: Iterable[str] = ()) -> list[str]:
     """The values (8 characters or more) of the key variables set in ``env``: names like
     ``*_API_KEY``, the providers' variables and ``names``; longest first."""
     env = os.environ if env is None else env
-    wanted = _provider_variables() | set(names)
-    return sorted(
-        {
-            value
-            for name, value in env.items()
-            if (_KEY_VARIABLE.search(name) or name in wanted) and len(value) >= _SHORTEST
-        },
-        key=len,
-        reverse=True,
-    )
+    values = set()
+    for name in (*_key_names(env), *names):
+        value = env.get(name)
+        if value is not None and len(value) >= _SHORTEST:
+            values.add(value)
+    return sorted(values, key=len, reverse=True)
 
 
 def strip_secrets(value: Any, env: Mapping[str, str] | None = None) -> Any:
@@ -131,12 +146,39 @@ def _json_field(match: re.Match[str]) -> str:
     return f'"{match.group("name")}"{match.group("sep")}"{REDACTED}"'
 
 
+_HEADER_HINTS = ("api-key", "api_key", "apikey", "proxy-authorization")
+_FIELD_HINTS = (
+    'secret"',
+    'passwd"',
+    'password"',
+    'credential"',
+    'credentials"',
+    'authorization"',
+    'bearer"',
+    'cookie"',
+    'token"',
+)
+
+
+def _may_name_a_credential(lower: str) -> bool:
+    """Whether lower-cased JSON text may hold a field ``_TEXT_FIELD`` names: every such name ends
+    in one of the hints or in ``key`` after more letters (a bare ``"key"`` never is one)."""
+    if lower.count('key"') > lower.count('"key"'):
+        return True
+    return any(hint in lower for hint in _FIELD_HINTS)
+
+
 def _patterns(text: str) -> str:
+    # Each pattern runs only when the words it needs are in the text: a substring test is ~100x
+    # cheaper than a scan (a 1,000-fact facts.jsonl took 0.35 s to scrub, 18,000 JSON pairs).
     if "://" in text:
         text = _URL_USERINFO.sub(lambda m: m.group("scheme") + REDACTED + "@", text)
-    text = _BEARER.sub(lambda m: m.group("head") + REDACTED, text)
-    text = _HEADER_TEXT.sub(lambda m: m.group("head") + m.group("quote") + REDACTED, text)
-    if '"' in text:
+    if "earer" in text or "Basic" in text:
+        text = _BEARER.sub(lambda m: m.group("head") + REDACTED, text)
+    lower = text.lower()
+    if any(hint in lower for hint in _HEADER_HINTS):
+        text = _HEADER_TEXT.sub(lambda m: m.group("head") + m.group("quote") + REDACTED, text)
+    if '"' in text and _may_name_a_credential(lower):
         text = _JSON_FIELD.sub(_json_field, text)
     return text
 

@@ -18,8 +18,6 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
-
 __all__ = ["schema_problem", "strict_schema"]
 
 _validators: dict[str, Any] = {}
@@ -74,16 +72,32 @@ def _strict(node: Any, depth: int = 0) -> Any:
     return node
 
 
+_strict_made: dict[str, dict[str, Any] | None] = {}
+
+
 def strict_schema(schema: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``schema`` rewritten for OpenAI's strict mode, or None when it cannot be (see the module)."""
+    """``schema`` rewritten for OpenAI's strict mode, or None when it cannot be (see the module).
+
+    Made once per schema (every call of a run sends the same one, twice: the body and the
+    check); the result is shared, so it must not be changed."""
+    text = json.dumps(schema, sort_keys=True)
+    if text in _strict_made:
+        return _strict_made[text]
     try:
         result = _strict(copy.deepcopy(dict(schema)))
     except _NotStrict:
-        return None
-    return result if isinstance(result, dict) and result.get("type") == "object" else None
+        result = None
+    made = result if isinstance(result, dict) and result.get("type") == "object" else None
+    with _lock:
+        if len(_strict_made) > 256:
+            _strict_made.clear()
+        _strict_made[text] = made
+    return made
 
 
 def _validator(schema: Mapping[str, Any]) -> Any:
+    import jsonschema  # here: a run answered from the cache checks nothing (~0.1 s of start-up)
+
     text = json.dumps(schema, sort_keys=True)
     with _lock:
         found = _validators.get(text)
@@ -100,6 +114,8 @@ def _validator(schema: Mapping[str, Any]) -> Any:
 
 def schema_problem(parsed: Any, schema: Mapping[str, Any]) -> str | None:
     """None when ``parsed`` fits ``schema``; else its first problem, where it is and what."""
+    import jsonschema
+
     try:
         error = jsonschema.exceptions.best_match(_validator(schema).iter_errors(parsed))
     except jsonschema.exceptions.SchemaError as problem:

@@ -25,10 +25,19 @@ from openodke.errors import PipelineError, ProviderError
 from openodke.gate import REFUSED_FILE, refused_lines
 from openodke.ground.files import write_files
 from openodke.interop.match import DocumentIndex
+from openodke.llm.base import ModelSpec
+from openodke.llm.budget import estimate_tokens
+from openodke.llm.estimate import (
+    TOKENS_PER_FACT,
+    VERDICT_TOKENS,
+    expected_facts,
+    expected_usd,
+    extraction_output,
+)
 from openodke.run.build import Pipeline, RunOptions, build
 from openodke.run.config import RunConfig
 from openodke.run.manifest import check_manifest, manifest_keys
-from openodke.run.plan import RunPlan
+from openodke.run.plan import ExpectedGrounding, RunPlan
 from openodke.run.reextract import model_extractor, reextract
 from openodke.run.result import RunResult
 from openodke.run.steps import Routed, extract, fewer_collections, load, route
@@ -180,9 +189,15 @@ def _dry_run(pipeline: Pipeline, documents: list[Document], routed: Routed) -> R
         plan.extract.model = model.spec.model
         plan.extract.prompt = ", ".join(getattr(model, "prompts", []) or [])
         schema = model.schema if getattr(model, "structured", True) else None
-        for _document, chunks in routed.items:
+        grounding = _expected_grounding(pipeline.grounder)
+        for document, chunks in routed.items:
             for chunk in chunks:
-                plan.extract.add(model.messages(chunk), model.spec, schema)
+                out = extraction_output(chunk.text, model.spec)
+                plan.extract.add(model.messages(chunk), model.spec, schema, out)
+                if grounding is not None:
+                    grounding.add(expected_facts(out), document.text)
+        if grounding is not None:
+            plan.ground_expected = grounding.plan
         if pipeline.config.reextract is not None:
             plan.notes.append("reextract asks again after extraction: not counted")
         return plan
@@ -194,6 +209,37 @@ def _dry_run(pipeline: Pipeline, documents: list[Document], routed: Routed) -> R
     pairs = match_facts(facts, DocumentIndex(documents), pipeline.ontology).pairs
     plan.ground = plan_grounding(pipeline.grounder, pairs)
     return plan
+
+
+class _GroundingEstimate:
+    """The grounding calls a model extractor's facts are expected to bring (DECISIONS #223):
+    the grounder's prompt with about a fact's words (or, in the paper format, the document)."""
+
+    def __init__(self, spec: ModelSpec, prompt: Any, document: bool) -> None:
+        self.spec = spec
+        self.messages = prompt.messages("", "")
+        self.schema = prompt.schema
+        self.document = document
+        self.plan = ExpectedGrounding(model=spec.model)
+
+    def add(self, facts: int, text: str) -> None:
+        extra = TOKENS_PER_FACT + (estimate_tokens(text) if self.document else 0)
+        usd = expected_usd(
+            self.messages, self.spec, self.schema, VERDICT_TOKENS, extra_prompt_tokens=extra
+        )
+        self.plan.calls += facts
+        if usd is None or self.plan.usd is None:
+            self.plan.usd = None
+        else:
+            self.plan.usd += facts * usd
+
+
+def _expected_grounding(grounder: Any) -> _GroundingEstimate | None:
+    inner = getattr(grounder, "inner", grounder)
+    spec, prompt = getattr(inner, "spec", None), getattr(inner, "prompt", None)
+    if not isinstance(spec, ModelSpec) or prompt is None or not hasattr(prompt, "messages"):
+        return None
+    return _GroundingEstimate(spec, prompt, getattr(inner, "context", None) == "document")
 
 
 def _outputs(
