@@ -88,12 +88,12 @@ def evaluate_pipeline(
     Raises InputError (unreadable input, exit 2 on the command line) and PipelineError (the
     command or function failed).
     """
-    if isinstance(type_map, Mapping):
-        mapped = dict(type_map)
-    else:
-        from openodke.eval.engine.identity import read_type_map
+    from openodke.eval.engine.identity import TypeMap, read_type_map
 
-        mapped = read_type_map(Path(type_map)) if type_map is not None else {}
+    if isinstance(type_map, Mapping):
+        mapped = TypeMap.copy_of(type_map)
+    else:
+        mapped = read_type_map(Path(type_map)) if type_map is not None else TypeMap()
     done = pipeline_run(
         labels=_path(labels),
         documents=_path(documents),
@@ -148,7 +148,7 @@ def pipeline_run(
     ``extras`` (``--validator``, ``--adjudicate``, ``--lenient``, with their model) add rows and
     sections; ``on_stderr`` gets each line a ``--cmd`` command writes to stderr.
     """
-    from openodke.eval.engine.identity import Identity
+    from openodke.eval.engine.identity import Identity, TypeMap
     from openodke.eval.pipeline import collect, run_callable, run_command
     from openodke.eval.pipeline.evaluate import (
         DiagnosisOptions,
@@ -166,7 +166,7 @@ def pipeline_run(
         raise InputError("give exactly one of --cmd, --run or --predictions")
     sniff = adapter is None  # only then may --predictions be a benchmark's own submission
     adapter = adapter or "triples"
-    mapped = dict(type_map or {})
+    mapped = TypeMap.copy_of(type_map)  # keeps the file it was read from, for refusals
     Identity(match=match)  # type: ignore[arg-type]  # refused here, before any file is read
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -184,15 +184,14 @@ def pipeline_run(
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
         # Fact rows, triples rows and adapters' output go straight to the engine's columns
         columns = (
-            predictions is not None
+            (predictions is not None or cmd is not None)
             and not extras.active
             and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
         )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = mapped, match
-        if columns:
-            assert predictions is not None
+        if columns and predictions is not None:
             result = score_predictions(
                 predictions,
                 labels,
@@ -201,6 +200,20 @@ def pipeline_run(
                 run_inputs={"predictions": str(predictions)},
                 diagnosis=diagnosis,
             )
+            return PipelineRun(result, inputs)
+        if columns and cmd is not None:
+            with run_command(cmd, inputs.documents, timeout=timeout, on_stderr=on_stderr) as ran:
+                result = score_predictions(
+                    ran.out_path,
+                    labels,
+                    inputs,
+                    adapter=adapter,
+                    names=ran.names,
+                    from_command=True,
+                    run_inputs={"command": cmd},
+                    diagnosis=diagnosis,
+                    usage=(Cost(), Latency(seconds=round(ran.seconds, 3))),
+                )
             return PipelineRun(result, inputs)
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
