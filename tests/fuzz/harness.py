@@ -218,7 +218,8 @@ def problems(
 ) -> list[str]:
     """Everything wrong with a run: a traceback, an exit code outside ``allowed``, a hang, a
     leftover process or temp file, a refusal (exit 2) that does not name one of ``names`` (and a
-    line, when ``line``), or a file written or changed by a refusal (``before``/``after``)."""
+    line, when ``line``), or a file written or changed by a run that failed (``before``/``after``),
+    except the outputs a run writes with its failed calls' facts unchecked (exit 1, decision 140)."""
     found: list[str] = []
     text = outcome.stdout + outcome.stderr
     if "Traceback" in text:
@@ -243,7 +244,9 @@ def problems(
             if name in chunk
         ):
             found.append("refusal names no line")
-    if outcome.code != 0 and before is not None and after is not None:
+    # Failed model calls exit 1 after writing, their facts marked unchecked (decision 140).
+    written = outcome.code == 1 and "written with those facts unchecked" in outcome.stderr
+    if outcome.code != 0 and not written and before is not None and after is not None:
         changed = sorted(k for k in after if before.get(k) != after[k])
         if changed:
             found.append(f"wrote on failure: {changed[:3]}")

@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CORPUS", "Applied", "Mutation", "mutate_randomly", "sparse_line"]
+__all__ = [
+    "CORPUS",
+    "Applied",
+    "Mutation",
+    "in_unsearchable_folder",
+    "mutate_randomly",
+    "sparse_line",
+]
 
 
 @dataclass(frozen=True)
@@ -209,6 +216,17 @@ def _unreadable_inner(path: Path, fmt: str, rng: random.Random) -> Applied:
     return Applied(unprivileged=True)
 
 
+def in_unsearchable_folder(path: Path, fmt: str, rng: random.Random) -> Applied:
+    """The file (or folder) moved into ``locked/`` beside it, which may not be searched (mode
+    000), and a symlink left in its place: every ``stat`` of the path is denied (issue 22)."""
+    locked = path.with_name(".locked")
+    locked.mkdir()
+    os.rename(path, locked / path.name)
+    os.symlink(f".locked/{path.name}", path)
+    os.chmod(locked, 0)
+    return Applied(unprivileged=True)
+
+
 def _loop(path: Path) -> None:
     other = path.with_name(path.name + ".loop")
     os.symlink(other.name, path)
@@ -276,6 +294,7 @@ CORPUS: tuple[Mutation, ...] = (
     Mutation("missing", FILES | FOLDERS, _replace_with(lambda p: None)),
     Mutation("unreadable", FILES | FOLDERS, _unreadable),
     Mutation("unreadable file inside", FOLDERS, _unreadable_inner),
+    Mutation("inside an unsearchable folder", FILES | FOLDERS, in_unsearchable_folder),
     Mutation("empty folder", FOLDERS, _empty_folder),
     Mutation("folder inside itself", FOLDERS, _folder_loop),
     Mutation("a FIFO inside", FOLDERS, _fifo_inside),

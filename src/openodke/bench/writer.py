@@ -114,7 +114,10 @@ def write_tree(out: Path, files: Mapping[str, str | bytes]) -> None:
 
     check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    try:
+        staging = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp"))
+    except PermissionError:
+        raise InputError("cannot write here: permission denied", path=str(out)) from None
     try:
         for relative, content in files.items():
             target = staging / relative

@@ -190,6 +190,12 @@ def main(argv: list[str] | None = None) -> None:
                 _interrupted(Terminated(stopped))
             _flush()
             raise done from None
+        except PermissionError as error:  # a path the user cannot read, search or write
+            if _State.debug:
+                raise
+            if error.filename is None:
+                _fail(_unexpected(error, args), 1)
+            _fail(f"error: {os.fsdecode(error.filename)}: permission denied", 2)
         except Exception as error:
             if _State.debug:
                 raise

@@ -46,16 +46,19 @@ def write_files(files: Sequence[tuple[str | os.PathLike[str], str]]) -> None:
     another OS failure (a full disk) is an OutputError (exit 1). Earlier outputs stay untouched.
     """
     staged: list[tuple[Path, Path]] = []
+    current = ""  # the output being written: named in a refusal, never its temp file
     try:
         for path, text in files:
             target = Path(path)
+            current = str(target)
             if target.is_dir():
                 raise InputError("is a folder, expected a file path", path=str(target))
             staged.append((_stage(target, text), target))
         for tmp, target in staged:
+            current = str(target)
             os.replace(tmp, target)
     except (IsADirectoryError, NotADirectoryError, PermissionError, FileNotFoundError) as error:
-        where = str(error.filename or (files[len(staged)][0] if len(staged) < len(files) else ""))
+        where = current or str(error.filename or "")
         raise InputError(f"cannot write: {error.strerror or error}", path=where) from None
     except InputError:
         raise

@@ -9,6 +9,7 @@ Relative paths resolve against the config's folder.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,11 +108,21 @@ def _mapping(value: Any, where: str, path: Path) -> dict[str, Any]:
     return dict(value)
 
 
-def _relative(base: Path, value: Any, where: str, path: Path) -> Path:
+def _relative(base: Path, value: Any, where: str, path: Path, *, read: bool = False) -> Path:
+    """``value`` resolved against the config's folder; with ``read``, a file that is missing
+    is refused naming the config and the key that names it."""
     if not isinstance(value, str) or not value:
         raise InputError(f"{where}: expected a path", path=str(path))
     found = Path(value)
-    return found if found.is_absolute() else base / found
+    found = found if found.is_absolute() else base / found
+    if read:
+        try:
+            os.stat(found)
+        except FileNotFoundError:
+            raise InputError(f"{where}: {value}: no such file", path=str(path)) from None
+        except OSError:
+            pass  # refused by its reader, which says why
+    return found
 
 
 def _grounder(stages: dict[str, Any], path: Path) -> tuple[str, dict[str, Any]]:
@@ -167,7 +178,9 @@ def read_settings(config: str | Path | None) -> GroundSettings:
     use, options = _grounder(_mapping(data.get("stages"), "stages", path), path)
     return GroundSettings(
         roles=roles,
-        replay=_relative(base, replay, "replay.ground", path) if replay is not None else None,
+        replay=_relative(base, replay, "replay.ground", path, read=True)
+        if replay is not None
+        else None,
         cache=cache,
         calibration=tuple(_relative(base, p, "calibration", path) for p in calibration),
         budget_usd=budget.get("usd"),

@@ -100,6 +100,20 @@ def cache_location(
     return Path(cache)
 
 
+def _denied(error: Exception, target: Path) -> bool:
+    """Whether the cache could not be opened for want of a permission (SQLite only says it
+    is "unable to open database file")."""
+    if isinstance(error, PermissionError):
+        return True
+    try:
+        target.stat()
+    except PermissionError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
 class ResponseStore:
     """The SQLite file of answers; safe to share between threads (one connection, one lock)."""
 
@@ -122,6 +136,8 @@ class ResponseStore:
                 raise OutputError(
                     f"cannot write the response cache {target}: the disk is full or failed"
                 ) from error
+            if _denied(error, target):
+                raise InputError("permission denied", path=str(target)) from None
             raise InputError(
                 f"cannot open the response cache: {error}", path=str(target)
             ) from error

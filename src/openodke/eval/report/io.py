@@ -15,6 +15,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
+from pydantic import ValidationError
 
 from openodke.errors import InputError, ReportBug
 from openodke.eval.engine.jsonl import atomic_write_text, finish_pending
@@ -183,7 +184,13 @@ def read_report(path: str | Path) -> tuple[EvalReport, list[str]]:
     problems = check_report(data)
     if problems:
         raise InputError("\n".join(f"{path}: {p}" for p in problems))
-    return EvalReport.model_validate(data), notes
+    try:
+        return EvalReport.model_validate(data), notes
+    except ValidationError as error:  # what the schema lets through and the model does not
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        what = str(first["msg"]).removeprefix("Value error, ")
+        raise InputError(f"{path}: {where}: {what}") from None
 
 
 def report_json(report: EvalReport) -> str:

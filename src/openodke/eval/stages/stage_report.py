@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+from numbers import Integral, Real
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["StageReport", "f1_of", "fmt", "safe_div"]
 
@@ -32,6 +34,24 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+_COUNTS = frozenset({"tp", "fp", "fn", "support", "n"})
+"""Breakdown fields that are counts wherever they appear (a saved report is read back)."""
+_RATES = frozenset({"precision", "recall", "f1", "mean_confidence", "true_rate"})
+"""Breakdown fields that are numbers (or null, undefined) wherever they appear."""
+
+
+def _breakdown_problem(key: str, value: Any) -> str | None:
+    if value is None or key not in _COUNTS | _RATES:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        return "must be a number or null"
+    if key in _COUNTS and not isinstance(value, Integral):
+        return "a count must be a whole number"
+    if key in _COUNTS and value < 0:
+        return "a count cannot be negative"
+    return None
+
+
 class StageReport(BaseModel):
     """One evaluator's result: headline metrics, a breakdown, a confusion table and notes."""
 
@@ -49,6 +69,20 @@ class StageReport(BaseModel):
         default=None, description="label → predicted → count, where it applies."
     )
     notes: tuple[str, ...] = Field(default=(), description="What a number cannot say.")
+
+    @field_validator("breakdown")
+    @classmethod
+    def _known_fields_have_their_types(
+        cls, breakdown: dict[str, dict[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """Counts (tp, fp, fn, support, n) are whole and not negative; rates are numbers: the
+        tables and pages compute with them (a saved report may have been edited)."""
+        for name, row in breakdown.items():
+            for key, value in row.items():
+                problem = _breakdown_problem(key, value)
+                if problem is not None:
+                    raise ValueError(f"{name}.{key}: {problem} (got {value!r:.40})")
+        return breakdown
 
     def _repr_html_(self) -> str:
         """The notebook view: the metrics, the breakdown and the first notes."""

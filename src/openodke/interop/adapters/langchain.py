@@ -82,6 +82,22 @@ def iter_langchain_rows(
                 line=line,
                 number=number,
             )
+        for field in ("nodes", "relationships"):
+            if not isinstance(graph.get(field) or [], list):
+                raise Problem(
+                    f"{field} must be a list, got {type(graph[field]).__name__}",
+                    path=path,
+                    line=line,
+                    number=number,
+                )
+        for position, node in enumerate(graph.get("nodes") or []):
+            if isinstance(node, dict) and not isinstance(node.get("properties") or {}, dict):
+                raise Problem(
+                    f"nodes[{position}].properties must be an object",
+                    path=path,
+                    line=line,
+                    number=number,
+                )
         doc_ref = _document(graph.get("source"), index, number)
         for position, relation in enumerate(graph.get("relationships") or []):
             try:

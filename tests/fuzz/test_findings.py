@@ -1,0 +1,40 @@
+"""Every input a campaign (bench/fuzz_campaign.py) found a problem with, rerun from its seed.
+
+Each row is the command, the file broken and the random mutation's seed the campaign printed;
+the run must now be clean (an allowed exit code, no traceback, the refusal naming the file).
+The comment says what was wrong and where it was fixed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fuzz.commands import command, run_case
+from tests.fuzz.mutations import mutate_randomly
+
+FOUND = [
+    # issue 22, seed 22: a predicate row's recall a string, formatted as a number
+    ("report html", "report.json", 500545052),
+    # a breakdown's support a dict, negated to sort the predicates
+    ("report html", "report.json", 957065847),
+    # a negative fn: numpy's gamma draws refused "shape < 0"
+    ("report html", "report.json", 738411854),
+    # precision a dict, formatted as a number
+    ("report html", "report.json", 165585991),
+    ("report html", "report.json", 901116738),
+    # 1e+308 where the model wants an int (rows.0.counts.predicted, bootstrap.seed): the schema
+    # lets an integral float through, pydantic refused it (a ValidationError, exit 1)
+    ("report html", "report.json", 12260256),
+    ("report html", "report.json", 814570789),
+    # a GraphDocument whose nodes is true (iterated)
+    ("eval pipeline langchain", "graph.json", 200907773),
+    # a missing replay file named only by its own name, not by the config that names it
+    ("ground", "odke.yaml", 69893091),
+]
+
+
+@pytest.mark.parametrize(("name", "target", "seed"), FOUND)
+def test_what_a_campaign_found_is_refused_cleanly(name, target, seed, fuzz_base) -> None:
+    case = run_case(command(name), target, mutate_randomly, fuzz_base, seed=seed)
+    assert case.problems == [], case.outcome.stderr[-600:]
+    assert case.outcome.code in (0, 2)
