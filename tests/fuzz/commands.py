@@ -74,6 +74,9 @@ _PIPE = _merged(seeds.pipeline_files)
 _JUDGE = _merged(seeds.judge_files)
 _ADAPTERS = _merged(seeds.adapter_files)
 _REPORT = _merged(seeds.report_files)
+_TRIPLES = _merged(seeds.triples_example_files)
+_TOOLS = _merged(seeds.tools_example_files)
+_PRICED = _merged(seeds.priced_run_files)
 _OUT = ("--items", "out/items.jsonl", "--report", "out/report.json")
 _PY = sys.executable
 
@@ -179,6 +182,36 @@ COMMANDS: tuple[Command, ...] = (
             {"ontology.yaml": "yaml"}),
     Command("report html", ("report", "html", "report.json", "--documents", "docs.jsonl",
             "-o", "out/report.html"), _REPORT, {"report.json": "json", "docs.jsonl": "jsonl"}),
+    # Added for issue 22 (helper "fuzz"): the docs' examples as seeds, the track record, a run
+    # config with prices, the report's tables, label sheets of facts and pairs.
+    Command("report csv", ("report", "csv", "report.json", "-o", "out"), _REPORT,
+            {"report.json": "json"}),
+    Command("docs: eval pipeline", ("eval", "pipeline", "--labels", "gold.jsonl", "--documents",
+            "texts", "--ontology", "ontology.json", "--predictions", "triples.jsonl", "--items",
+            "out/items.jsonl", "--report", "out/report.json", "--html", "out/page.html",
+            "--track-record", "track-record.jsonl"), _TRIPLES,
+            {"gold.jsonl": "jsonl", "triples.jsonl": "jsonl", "ontology.json": "json",
+             "texts": "folder", "track-record.jsonl": "jsonl"}),
+    Command("docs: validate", ("validate", "--config", "odke.yaml", "-o", "out/v"), _TRIPLES,
+            {"odke.yaml": "yaml", "recorded/ground.json": "json", "triples.jsonl": "jsonl",
+             "texts/halden.txt": "text"}, frozenset({0, 1, 2})),
+    Command("docs: eval compare --track-record", ("eval", "compare", "items.jsonl",
+            "items_b.jsonl", "--track-record", "track-record.jsonl", "--applied", "reextract",
+            "--report", "out/cmp.json"), _TRIPLES,
+            {"track-record.jsonl": "jsonl", "items_b.jsonl": "jsonl", "report.json": "json"},
+            frozenset({0, 1, 2})),
+    Command("docs: eval pipeline graphrag", ("eval", "pipeline", "--labels", "gold.jsonl",
+            "--documents", "texts", "--ontology", "ontology.json", "--adapter", "graphrag",
+            "--predictions", "graphrag", "--type-map", "graphrag_types.json", *_OUT), _TOOLS,
+            {"graphrag/entities.csv": "text", "graphrag/relationships.csv": "text",
+             "graphrag/text_units.csv": "text", "graphrag": "folder",
+             "graphrag_types.json": "json", "ontology.json": "json"}),
+    Command("run --dry-run prices", ("run", "odke.yaml", "--dry-run"), _PRICED,
+            {"odke.yaml": "yaml", "ontology.json": "json"}),
+    Command("label make fact", ("label", "make", "fact", "lenient.jsonl", "-o", "out/sheets"),
+            _merged(seeds.lenient_files), {"lenient.jsonl": "jsonl"}),
+    Command("label make pair", ("label", "make", "pair", "pairs.jsonl", "-o", "out/sheets"),
+            _JUDGE, {"pairs.jsonl": "jsonl"}),
 )  # fmt: skip
 """Every command, over valid seed files."""
 

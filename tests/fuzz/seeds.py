@@ -289,3 +289,74 @@ def report_files() -> dict[str, str | bytes]:
         "report.json": (_FIXTURES / "reports" / "report-1.4.json").read_bytes(),
         "docs.jsonl": _jsonl([{"id": "d1", "text": ADA}, {"id": "d2", "text": BABBAGE}]),
     }
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _example(name: str) -> dict[str, str | bytes]:
+    root = EXAMPLES / name
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+        and "__pycache__" not in path.parts
+        and path.name not in ("README.md", ".gitignore")
+    }
+
+
+def _made_by_odke(files: dict[str, str | bytes], argv: list[str], made: list[str]) -> dict:
+    """``files`` plus the files ``made`` that ``odke ARGV`` writes over them (run once)."""
+    import tempfile
+
+    from tests.fuzz.harness import run_forked
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "case"
+        write(folder, files)
+        outcome = run_forked(argv, cwd=folder)
+        assert outcome.code == 0, outcome.stderr
+        return {**files, **{name: (folder / name).read_bytes() for name in made}}
+
+
+def triples_example_files() -> dict[str, str | bytes]:
+    """examples/triples as the docs use it, with the track record and items a scored run of
+    its triples writes (``--track-record``, ``--items``): the seeds of the docs' commands."""
+    argv = ["eval", "pipeline", "--labels", "gold.jsonl", "--documents", "texts",
+            "--ontology", "ontology.json", "--predictions", "triples.jsonl",
+            "--items", "items.jsonl", "--report", "report.json",
+            "--track-record", "track-record.jsonl"]  # fmt: skip
+    files = _made_by_odke(
+        _example("triples"), argv, ["track-record.jsonl", "items.jsonl", "report.json"]
+    )
+    b = [
+        json.dumps({**json.loads(line), "fp": 0})
+        for line in bytes(files["items.jsonl"]).decode().splitlines()
+    ]
+    return {**files, "items_b.jsonl": "\n".join(b) + "\n"}
+
+
+def tools_example_files() -> dict[str, str | bytes]:
+    """examples/tools (gold, texts, ontology, type maps, spaCy's docs) with GraphRAG's CSV
+    output over the same texts (tests/fixtures/adapters/graphrag/csv), as docs/how-to use them."""
+    files = _example("tools")
+    for path in sorted((_FIXTURES / "adapters" / "graphrag" / "csv").iterdir()):
+        files[f"graphrag/{path.name}"] = path.read_bytes()
+    return files
+
+
+def priced_run_files() -> dict[str, str | bytes]:
+    """examples/e2e with a ``prices:`` section and a budget in its run config (a dry run)."""
+    files = e2e_files()
+    config = bytes(files["odke.yaml"]).decode()
+    files["odke.yaml"] = config + (
+        "prices:\n  ollama/qwen2.5:7b: {input: 0.15, output: 0.6}\n"
+        "  ollama/qwen2.5:3b: {input: 0.05, output: 0.2}\nbudget: {usd: 2.0, calls: 500}\n"
+    )
+    return files
+
+
+def lenient_files() -> dict[str, str]:
+    """A ``--lenient`` pairs file (gold and predicted fact side by side), for fact sheets."""
+    near = dict(FACTS[0], object_entity={"key": "City:london uk", "type": "City"})
+    return {"lenient.jsonl": _jsonl([{"doc_id": "d1", "gold": FACTS[0], "prediction": near}])}

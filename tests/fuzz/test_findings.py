@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fuzz.commands import command, run_case
-from tests.fuzz.mutations import mutate_randomly
+from tests.fuzz.mutations import CORPUS, mutate_randomly
 
 FOUND = [
     # issue 22, seed 22: a predicate row's recall a string, formatted as a number
@@ -38,3 +38,19 @@ def test_what_a_campaign_found_is_refused_cleanly(name, target, seed, fuzz_base)
     case = run_case(command(name), target, mutate_randomly, fuzz_base, seed=seed)
     assert case.problems == [], case.outcome.stderr[-600:]
     assert case.outcome.code in (0, 2)
+
+
+# (command, file, corpus case): found by running the corpus over rows added for issue 22
+FOUND_BY_CORPUS = [
+    # a bad track record was refused after the comparison's report was written (half-written)
+    ("docs: eval compare --track-record", "track-record.jsonl", "null value"),
+    ("docs: eval compare --track-record", "track-record.jsonl", "a symlink loop"),
+]
+
+
+@pytest.mark.parametrize(("name", "target", "mutation"), FOUND_BY_CORPUS)
+def test_what_the_corpus_found_is_refused_cleanly(name, target, mutation, fuzz_base) -> None:
+    chosen = next(m for m in CORPUS if m.name == mutation)
+    case = run_case(command(name), target, chosen, fuzz_base)
+    assert case.problems == [], case.outcome.stderr[-600:]
+    assert case.outcome.code == 2

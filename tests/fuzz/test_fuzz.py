@@ -10,6 +10,7 @@ adds seeded random mutations. ``bench/fuzz_campaign.py`` runs every case on ever
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -29,17 +30,31 @@ def test_each_command_works_on_its_seed_files(row: Command, fuzz_base) -> None:
     assert case.problems == []
 
 
-def _spread(mutation: Mutation) -> list[tuple[Command, str]]:
+@functools.cache
+def _spreads() -> dict[str, tuple[tuple[Command, str], ...]]:
+    """``PER_CASE`` inputs for each case of the corpus: the commands are taken in turn across
+    the whole corpus (a command no case fits is skipped), and each command's fitting inputs in
+    turn, so every command meets several cases and no case meets one command twice."""
+    cursor, used = 0, dict.fromkeys((row.name for row in COMMANDS), 0)
+    spreads = {}
+    for mutation in CORPUS:
+        picked: list[tuple[Command, str]] = []
+        for _ in range(len(COMMANDS)):
+            if len(picked) == PER_CASE:
+                break
+            row = COMMANDS[cursor % len(COMMANDS)]
+            cursor += 1
+            fitting = [t for t, fmt in row.targets.items() if fmt in mutation.formats]
+            if fitting:
+                picked.append((row, fitting[used[row.name] % len(fitting)]))
+                used[row.name] += 1
+        spreads[mutation.name] = tuple(picked)
+    return spreads
+
+
+def _spread(mutation: Mutation) -> tuple[tuple[Command, str], ...]:
     """``PER_CASE`` inputs the mutation applies to, rotating through the commands."""
-    by_command: dict[str, list[tuple[Command, str]]] = {}
-    for row, target in pairs():
-        if row.targets[target] in mutation.formats:
-            by_command.setdefault(row.name, []).append((row, target))
-    # Interleaved: one input of each command, then a second of each, ...
-    columns = list(by_command.values())
-    fitting = [col[k] for k in range(max(map(len, columns))) for col in columns if k < len(col)]
-    start = CORPUS.index(mutation) * PER_CASE
-    return [fitting[(start + k) % len(fitting)] for k in range(min(PER_CASE, len(fitting)))]
+    return _spreads()[mutation.name]
 
 
 @pytest.mark.parametrize("mutation", CORPUS, ids=lambda m: m.name)

@@ -16,23 +16,31 @@ from pathlib import Path
 
 import pytest
 
-from tests.fuzz.commands import COMMANDS, command, run_case
+from tests.fuzz.commands import command, run_case
 from tests.fuzz.harness import run_forked
 from tests.fuzz.mutations import Applied, in_unsearchable_folder
 from tests.fuzz.seeds import pipeline_files, write
 
-# (command, target): every command's first input, and the slots of other kinds.
-SLOTS = [(row.name, next(iter(row.targets))) for row in COMMANDS]
-SLOTS += [
+# (command, target): one of each kind of slot (the campaign's corpus case "inside an
+# unsearchable folder" meets every input of every command).
+SLOTS = [
+    ("eval extract", "facts.jsonl"),  # a path argument
+    ("eval spans", "facts.jsonl"),
+    ("eval pipeline langchain", "graph.json"),  # an adapter's input
+    ("ground", "docs.jsonl"),  # documents, read as JSONL or a folder
+    ("report html", "docs.jsonl"),
+    ("eval pipeline folder", "texts"),  # a folder argument
+    ("eval pool", "run_a"),  # a run folder
+    ("label read", "sheets"),  # a folder of sheets
+    ("eval pipeline --bench", "set/competitors/Vicuna-13B/facts.jsonl"),  # inside a folder arg
+    ("eval refusals", "run_a/refused.jsonl"),
+    ("bench prepare redocred", "data/redocred/rel_info.json"),  # inside a data folder
+    ("run", "odke.yaml"),  # the run config
     ("run", "ontology.json"),  # a file the run config names
     ("run", "recorded/extract.json"),  # a recording the run config names
     ("run", "corpus/notes"),  # a folder of inputs the run config names
-    ("eval pipeline folder", "texts"),  # a folder argument
-    ("eval pipeline --bench", "set/competitors/Vicuna-13B/facts.jsonl"),  # inside a folder arg
-    ("bench prepare redocred", "data/redocred/rel_info.json"),
-    ("eval refusals", "run_a/refused.jsonl"),
-    ("report html", "docs.jsonl"),
-    ("label read", "sheets"),
+    ("eval ablation", "odke.yaml"),
+    ("docs: eval pipeline", "track-record.jsonl"),  # the track record
 ]
 SLOTS = list(dict.fromkeys(SLOTS))
 

@@ -8,6 +8,7 @@ cache, and the rerun asks only for the four it never got.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -52,6 +53,20 @@ def wait_for(condition, seconds: float) -> bool:
     return False
 
 
+def cached(folder: Path) -> int:
+    """How many answers the run's response cache holds (0 before it exists)."""
+    import sqlite3
+
+    path = folder / ".odke-cache" / "responses.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM responses").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM])
 def test_a_signal_during_hung_calls_exits_at_once_and_the_rerun_asks_only_the_rest(
     folder: Path, llm_server, sig
@@ -65,7 +80,8 @@ def test_a_signal_during_hung_calls_exits_at_once_and_the_rerun_asks_only_the_re
     )
     try:
         assert wait_for(lambda: len(server.requests) == 8, 60), "the run never asked"
-        time.sleep(0.3)  # the four Acme answers reach the cache
+        # the four Acme answers reach the cache (waited for, not slept on: the box may be busy)
+        assert wait_for(lambda: cached(folder) == 4, 60), f"{cached(folder)} answers cached"
         sent = time.monotonic()
         child.send_signal(sig)
         _, err = child.communicate(timeout=30)
@@ -94,6 +110,7 @@ def test_a_second_signal_ends_the_process_at_once(tmp_path: Path) -> None:
         "from openodke.cli import signals\n"
         "with signals.handled():\n"
         "    try:\n"
+        "        print('ready', flush=True)  # in the try: a signal from now on is caught\n"
         "        time.sleep(30)\n"
         "    except KeyboardInterrupt:\n"
         "        print('cleaning', flush=True)\n"
@@ -102,7 +119,7 @@ def test_a_second_signal_ends_the_process_at_once(tmp_path: Path) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", script], env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(1.0)
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
     child.send_signal(signal.SIGTERM)
     assert child.stdout is not None and child.stdout.readline() == b"cleaning\n"
     sent = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -107,7 +108,7 @@ def compare(
 ) -> None:
     """Compare run B against run A: better, worse or inconclusive."""
     from openodke.eval.compare import compare_runs, render_comparison
-    from openodke.eval.diagnosis.track_record import check_fix_id
+    from openodke.eval.diagnosis.track_record import check_fix_id, read_track_record
     from openodke.eval.report.build import from_comparison, write_report
 
     if describe:
@@ -119,6 +120,9 @@ def compare(
         check_fix_id(applied)  # an unknown fix is exit 2 before any work
 
     comparison = compare_runs(a, b, metric=metric, resamples=resamples, seed=seed)
+    track_record = _track_path(a, b, track_record)
+    if track_record is not None and os.path.lexists(track_record):
+        read_track_record(track_record)  # a bad one is exit 2 before any output is written
     if report is not None:
         write_report(report, from_comparison(comparison))
     write_page(html, None if html is None else from_comparison(comparison))
@@ -140,24 +144,27 @@ def compare(
         raise CompareGateFailed(f"compare gate failed: {'; '.join(reasons)}")
 
 
+def _track_path(a: Path, b: Path, given: Path | None) -> Path | None:
+    """The track record in play: the one given, else the one beside A's or B's items."""
+    from openodke.eval.diagnosis.track_record import TRACK_RECORD
+
+    if given is not None:
+        return given
+    found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
+    return found[0] if found else None
+
+
 def _track(
     a: Path, b: Path, comparison: Comparison, applied: str | None, path: Path | None, *, err: bool
 ) -> None:
-    """Append what B measured to the track record (given, or beside A's or B's items); when
-    one is in play, say why nothing was recorded, if nothing was."""
-    from openodke.eval.diagnosis.track_record import (
-        TRACK_RECORD,
-        record_comparison,
-        render_measured,
-    )
+    """Append what B measured to the track record ``path`` (:func:`_track_path`); when one is
+    in play, say why nothing was recorded, if nothing was."""
+    from openodke.eval.diagnosis.track_record import record_comparison, render_measured
 
     if path is None:
-        found = [p / TRACK_RECORD for p in (a.parent, b.parent) if (p / TRACK_RECORD).is_file()]
-        if not found:
-            if applied is not None:
-                typer.echo(f"track record: none beside {a} or {b}; pass --track-record", err=True)
-            return
-        path = found[0]
+        if applied is not None:
+            typer.echo(f"track record: none beside {a} or {b}; pass --track-record", err=True)
+        return
     result = record_comparison(path, a, b, comparison, applied=applied)
     for line in result.lines:
         typer.echo(render_measured(line), err=err)

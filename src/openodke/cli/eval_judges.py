@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli import options as opt
-from openodke.cli.options import naming
+from openodke.cli.options import PerSheet, naming
 from openodke.errors import InputError
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ Seed = Annotated[int, typer.Option("--seed", help="Seed of the draw.")]
 MakeSheet = Annotated[
     Path | None, typer.Option("--make-sheet", help="Write label sheets of a seeded sample here.")
 ]
-PerSheet = Annotated[int, typer.Option("--per-sheet", help="Items per sheet.")]
 
 
 def register(eval_app: typer.Typer) -> None:

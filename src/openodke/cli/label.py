@@ -116,7 +116,7 @@ def make(
     kind: Annotated[str, typer.Argument(help="grounding, pair or fact.")],
     file: Annotated[Path, typer.Argument(help="The rows to label, one JSON object per line.")],
     out: Annotated[Path, typer.Option("-o", "--out", help="The folder the sheets go to.")],
-    per_sheet: Annotated[int, typer.Option("--per-sheet", help="Items per sheet.")] = 50,
+    per_sheet: opt.PerSheet = 50,
     documents: opt.Documents = None,
 ) -> None:
     """Write label sheets of the rows in FILE."""

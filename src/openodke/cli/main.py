@@ -19,6 +19,7 @@ import typer
 
 from openodke.cli import signals
 from openodke.cli.guard import check_paths
+from openodke.cli.quick_help import help_text
 from openodke.cli.stdout import ReaderSafe
 from openodke.cli.version import version_text
 from openodke.errors import OdkeError, Terminated, exit_code_for
@@ -177,7 +178,11 @@ def main(argv: list[str] | None = None) -> None:
         try:
             _register(args)
             check_paths(args)
-            app(args=args, prog_name="odke")
+            text = help_text(app, args, "odke")
+            if text is not None:  # `odke ... --help`: at once (cli/quick_help.py)
+                typer.echo(text)
+            else:
+                app(args=args, prog_name="odke")
         except OdkeError as error:
             if _State.debug:
                 raise

@@ -41,6 +41,7 @@ __all__ = [
     "MaxWorkers",
     "NoCache",
     "Ontology",
+    "PerSheet",
     "Predictions",
     "Report",
     "ResultJson",
@@ -90,6 +91,7 @@ ResultJson = Annotated[bool, typer.Option("--json", help="Print the result as JS
 DryRun = Annotated[
     bool, typer.Option("--dry-run", help="Print the calls and their price; make none.")
 ]
+PerSheet = Annotated[int, typer.Option("--per-sheet", help="Items per sheet.")]
 # How `ground` and `validate` read another system's facts (required in one, not the other: the
 # two options are shared as typer.Option values, the type around them is the command's).
 FACTS = typer.Option("--facts", help="Facts: triples rows, Fact rows, or --adapter output.")

@@ -34,12 +34,8 @@ def register(app: typer.Typer) -> None:
     def validate(
         facts: Annotated[Path | None, opt.FACTS] = None,
         texts: Annotated[Path | None, opt.TEXTS] = None,
-        ontology: Annotated[
-            Path | None, typer.Option("--ontology", help="Ontology JSON or YAML.")
-        ] = None,
-        config: Annotated[
-            Path | None, typer.Option("--config", help="A run config (odke.yaml).")
-        ] = None,
+        ontology: opt.Ontology = None,
+        config: opt.Config = None,
         out: Annotated[
             Path | None, typer.Option("-o", "--out", help="Write the graph and refused.jsonl here.")
         ] = None,

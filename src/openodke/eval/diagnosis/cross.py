@@ -11,6 +11,8 @@ was.
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,19 @@ __all__ = ["NONE", "CrossSentence"]
 NONE = -1
 """An answer that cannot say (the others are 0, one sentence, and 1, spans sentences)."""
 _BATCH = 1 << 16  # rows read in words at once: their facts are dropped after each batch
+
+
+def _lookup(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Per code, the index of the last equal key (as a dict built from ``keys`` keeps), or -1."""
+    if not len(keys):
+        return np.full(len(codes), -1, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    last = np.ones(len(ordered), dtype=bool)
+    last[:-1] = ordered[1:] != ordered[:-1]
+    ordered, order = ordered[last], order[last]
+    at = np.minimum(np.searchsorted(ordered, codes), len(ordered) - 1)
+    return np.where(ordered[at] == codes, order[at], -1)
 
 
 def _ids(ids: frozenset[int]) -> str:
@@ -74,18 +89,20 @@ class CrossSentence:
         g = self.view.gold
         docs = g.docs.hashes
         if evidence.facts:
-            items = list(evidence.facts.items())
+            listed = list(evidence.facts)
+            ids = list(evidence.facts.values())
             codes = mix(
-                hashes_of([doc for (doc, _), _ in items]),
-                KeyTable.of([key for (_, key), _ in items]).key,
+                hashes_of(list(map(itemgetter(0), listed))),
+                KeyTable.of(list(map(itemgetter(1), listed))).key,
             )
-            listed = dict(zip(codes.tolist(), (ids for _, ids in items), strict=True))
-            row_codes = mix(docs, g.keys.key)
-            for i in np.flatnonzero(todo & member(row_codes, codes)).tolist():
-                ids = listed[int(row_codes[i])]
-                if ids:
-                    out[i] = len(set(ids)) > 1
-                    todo[i] = False
+            some = np.fromiter(map(len, ids), np.int64, len(ids)) > 0
+            spans = np.fromiter(map(len, map(set, ids)), np.int64, len(ids)) > 1
+            rows = np.flatnonzero(todo)
+            item = _lookup(codes, mix(docs[rows], g.keys.key[rows]))
+            take = item >= 0
+            take[take] = some[item[take]]
+            out[rows[take]] = spans[item[take]]
+            todo[rows[take]] = False
         if evidence.mentions:
             self._from_mentions(evidence.mentions, todo, out)
         if evidence.one_sentence:
@@ -95,7 +112,7 @@ class CrossSentence:
     def _from_mentions(
         self, mentions: dict[str, dict[str, frozenset[int]]], todo: np.ndarray, out: np.ndarray
     ) -> None:
-        g, ends = self.view.gold, self.view.gold_ends
+        g = self.view.gold
         places: dict[tuple[int, int], frozenset[int]] = {}
         for doc, keyed in mentions.items():
             for key, found in keyed.items():
@@ -105,17 +122,40 @@ class CrossSentence:
                 places.setdefault((hash(doc), key_parts(key)[2]), found)
         docs = g.docs.hashes
         named = member(docs, hashes_of(list(mentions)))
-        for i in np.flatnonzero(todo & named).tolist():
-            a = places.get((int(docs[i]), int(g.subject_node[i])))
-            if not a:
-                continue
-            if g.keys.literal[i]:
-                b = places.get((int(docs[i]), hash(_object_node(ends.fact(i)))))
-            else:
-                b = places.get((int(docs[i]), int(g.object_node[i])))
-            if b:
-                out[i] = not (a & b)
-                todo[i] = False
+        # Places are keyed by folded names, which hold no capital: a literal object's
+        # ("L" + its value) is never one, so literal rows are never answered here.
+        rows = np.flatnonzero(todo & named & ~g.keys.literal)
+        if not len(rows) or not places:
+            return
+        pairs = np.array(list(places), dtype=np.int64).reshape(-1, 2)
+        sets = list(places.values())
+        size = np.fromiter(map(len, sets), np.int64, len(sets))
+        # (place, sentence) for every sentence a place is mentioned in, sorted
+        table = np.sort(
+            mix(
+                np.repeat(np.arange(len(sets), dtype=np.int64), size),
+                np.fromiter(chain.from_iterable(sets), np.int64, int(size.sum())),
+            )
+        )
+        codes = mix(pairs[:, 0], pairs[:, 1])
+        a = _lookup(codes, mix(docs[rows], g.subject_node[rows]))
+        b = _lookup(codes, mix(docs[rows], g.object_node[rows]))
+        ok = (a >= 0) & (b >= 0)
+        ok[ok] = (size[a[ok]] > 0) & (size[b[ok]] > 0)
+        rows, a, b = rows[ok], a[ok], b[ok]
+        # each row's subject sentences, looked up among its object's
+        starts = np.zeros(len(size), dtype=np.int64)
+        np.cumsum(size[:-1], out=starts[1:])
+        row = np.repeat(np.arange(len(rows), dtype=np.int64), size[a])
+        first = np.zeros(len(rows), dtype=np.int64)
+        np.cumsum(size[a][:-1], out=first[1:])
+        sentence = np.fromiter(chain.from_iterable(sets), np.int64, int(size.sum()))
+        at = starts[a][row] + np.arange(len(row), dtype=np.int64) - first[row]
+        shared = member(mix(b[row], sentence[at]), table)
+        together = np.zeros(len(rows), dtype=bool)
+        together[row[shared]] = True
+        out[rows] = ~together
+        todo[rows] = False
 
     # --- the text ----------------------------------------------------------------------------
 

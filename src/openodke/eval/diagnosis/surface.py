@@ -3,8 +3,9 @@
 For a missed gold fact, the candidates are the predictions of its document (then those citing
 none) that are not hits and have its relation and polarity, in order; the first that has one end
 equal by name key and the other end differing and alike (:func:`alike`) is its nearest
-(DECISIONS #30). Names are read once per entity (by the hash of what they follow from), and each
-pair of names is compared once.
+(DECISIONS #30). It runs on columns (:mod:`~openodke.eval.diagnosis.words`): each entity's names
+are read once (by the hash of what they follow from), each pair of entities compared once, and
+no Python loop runs per row. :func:`alike` is the same test on two ends' names, one pair at a time.
 """
 
 from __future__ import annotations
@@ -15,15 +16,12 @@ import numpy as np
 from rapidfuzz import fuzz
 
 from openodke.eval.diagnosis.index import Live
-from openodke.eval.diagnosis.names import Ends
 from openodke.eval.diagnosis.sentences import name_key
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import first_of_each, mix
+from openodke.eval.diagnosis.words import ALIKE, EndWords
+from openodke.eval.engine.joins import mix
 
 __all__ = ["ALIKE", "alike", "surface_rule"]
-
-ALIKE = 85.0
-"""rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
 
 
 def alike(a: Iterable[str], b: Iterable[str]) -> bool:
@@ -43,20 +41,14 @@ def alike(a: Iterable[str], b: Iterable[str]) -> bool:
     return False
 
 
-def _read(ends: Ends, rows: np.ndarray, hashes: np.ndarray, subject: bool) -> None:
-    """Name once each distinct entity (names hash) of ``rows``."""
-    order = np.argsort(hashes, kind="stable")
-    firsts = rows[order][first_of_each(hashes[order])]
-    ends.load(firsts.tolist())
-    for i in firsts.tolist():
-        ends.keys(i, subject)
-        ends.names(i, subject)
-
-
 def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.ndarray]:
-    """The rule, for the gold rows no earlier bucket took: each one's nearest, or -1."""
+    """The rule, for the gold rows no earlier bucket took: each one's nearest, or -1.
+
+    In columns: each candidate pair passes when (its objects differ, its subjects share a name
+    key and its objects are alike) or (the other way round); a miss takes its first candidate
+    that passes, in the order the row-by-row rule tried them.
+    """
     m, g, p = view.score.matching, view.gold, view.predicted
-    gold_ends, said = view.gold_ends, view.predicted_ends
 
     def rule(misses: np.ndarray) -> np.ndarray:
         found = np.full(len(misses), -1, dtype=np.int64)
@@ -74,38 +66,18 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
         objects_differ, subjects_differ = objects_differ[keep], subjects_differ[keep]
         if not len(which):
             return found
-        columns = {
-            "gs": g.subject_names[i], "go": g.object_names[i],
-            "ps": p.subject_names[j], "po": p.object_names[j],
-        }  # fmt: skip
-        for ends, rows, key in ((gold_ends, i, "g"), (said, j, "p")):
-            _read(ends, rows, columns[key + "s"], True)
-            _read(ends, rows, columns[key + "o"], False)
-        keys = {**gold_ends.known_keys(), **said.known_keys()}
-        names = {**gold_ends.known_names(), **said.known_names()}
-        similar: dict[tuple[int, int], bool] = {}
-
-        def same(a: int, b: int) -> bool:
-            found = similar.get((a, b))
-            if found is None:
-                found = similar[(a, b)] = alike(names[a], names[b])
-            return found
-
-        done: set[int] = set()
-        pairs = zip(
-            which.tolist(), j.tolist(), objects_differ.tolist(), subjects_differ.tolist(),
-            *(columns[c].tolist() for c in ("gs", "ps", "go", "po")),
-            strict=True,
-        )  # fmt: skip
-        for w, jj, o_differ, s_differ, gs, ps, go, po in pairs:
-            if w in done:
-                continue
-            # The row-by-row rule's order: the ends' keys before alike.
-            if (o_differ and not keys[gs].isdisjoint(keys[ps]) and same(go, po)) or (
-                s_differ and not keys[go].isdisjoint(keys[po]) and same(gs, ps)
-            ):
-                found[w] = jj
-                done.add(w)
+        words = EndWords(((g, i, True), (g, i, False), (p, j, True), (p, j, False)))
+        gs, go = words.index(g.subject_names[i]), words.index(g.object_names[i])
+        ps, po = words.index(p.subject_names[j]), words.index(p.object_names[j])
+        by_subject = objects_differ & words.share_key(gs, ps)
+        by_object = subjects_differ & words.share_key(go, po)
+        passes = np.zeros(len(which), dtype=bool)
+        passes[by_subject] = words.alike(go[by_subject], po[by_subject])
+        rest = by_object & ~passes
+        passes[rest] = words.alike(gs[rest], ps[rest])
+        at = np.flatnonzero(passes)
+        firsts, first = np.unique(which[at], return_index=True)  # first in the rule's order
+        found[firsts] = j[at[first]]
         return found
 
     return rule

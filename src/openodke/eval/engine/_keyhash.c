@@ -432,10 +432,216 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+/* ---- The words of a few ends, for the diagnosis's surface-form rule ----
+ *
+ * end_words does what openodke.eval.diagnosis.words.py_end_words does (names.end_names and the
+ * short way of names.name_keys) for ends whose key, type and label are ASCII and that have no
+ * aliases; any other end goes to the Python fallback, so the two give the same. */
+
+static int ascii_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_IS_ASCII(s); }
+
+/* Does s[0:n] hold a character str.strip() keeps (ASCII)? */
+static int ascii_nonblank(const unsigned char *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!is_space(s[i])) return 1;
+    return 0;
+}
+
+static int ascii_lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+/* One ASCII entity's names appended to out; *is_short 1 when its name keys take the short way
+ * (no aliases, a label, key == type + ":" + label.casefold()), 2 when that label is blank. */
+static int ascii_entity(PyObject *key, PyObject *type, PyObject *label, PyObject *out,
+                        int *is_short) {
+    const unsigned char *k = PyUnicode_1BYTE_DATA(key), *t = PyUnicode_1BYTE_DATA(type);
+    Py_ssize_t kn = PyUnicode_GET_LENGTH(key), tn = PyUnicode_GET_LENGTH(type);
+    const unsigned char *colon = kn ? memchr(k, ':', (size_t)kn) : NULL;
+    PyObject *second = key;
+    Py_INCREF(second);
+    if (colon != NULL) {
+        Py_ssize_t at = colon - k;
+        int same = at == tn;
+        for (Py_ssize_t i = 0; same && i < at; i++) same = ascii_lower(k[i]) == ascii_lower(t[i]);
+        if (same && ascii_nonblank(k + at + 1, kn - at - 1)) {
+            Py_DECREF(second);
+            if ((second = PyUnicode_Substring(key, at + 1, kn)) == NULL) return -1;
+        }
+    }
+    int err = -1;
+    int second_ok = ascii_nonblank(PyUnicode_1BYTE_DATA(second), PyUnicode_GET_LENGTH(second));
+    int has_label = label != Py_None && PyUnicode_GET_LENGTH(label) > 0;
+    *is_short = 0;
+    if (has_label) {
+        const unsigned char *l = PyUnicode_1BYTE_DATA(label);
+        Py_ssize_t ln = PyUnicode_GET_LENGTH(label);
+        if (kn == tn + 1 + ln && memcmp(k, t, (size_t)tn) == 0 && k[tn] == ':') {
+            int same = 1;
+            for (Py_ssize_t i = 0; same && i < ln; i++) same = k[tn + 1 + i] == ascii_lower(l[i]);
+            *is_short = same ? (ascii_nonblank(l, ln) ? 1 : 2) : 0;
+        }
+    }
+    int label_first = has_label &&
+                      ascii_nonblank(PyUnicode_1BYTE_DATA(label), PyUnicode_GET_LENGTH(label));
+    if (label_first) {
+        int equal = PyUnicode_Compare(label, second);
+        if (equal == -1 && PyErr_Occurred()) goto done;
+        label_first = equal != 0;
+    }
+    if (label_first) {
+        if (PyList_Append(out, label) < 0) goto done;
+        if (second_ok && PyList_Append(out, second) < 0) goto done;
+    } else if (second_ok) {
+        if (PyList_Append(out, second) < 0) goto done;
+    } else if (has_label) {
+        if (PyList_Append(out, label) < 0) goto done;
+    }
+    err = 0;
+done:
+    Py_DECREF(second);
+    return err;
+}
+
+PyDoc_STRVAR(end_words_doc,
+             "end_words(facts, subject, fallback, counts, short) -> list[str]\n\n"
+             "Each fact's subject (or object: its entity, else its value) named: every name in "
+             "order in one list, counts[i] (int64) how many are row i's, short[i] (int8) 1 when "
+             "its name keys are its label's alone, 2 when none (a blank label), else 0. An "
+             "entity with aliases or a non-ASCII key, type or label is named by "
+             "fallback(end) -> (names, short).");
+
+static PyObject *end_words(PyObject *self, PyObject *args) {
+    PyObject *facts, *fallback;
+    int subject;
+    Py_buffer counts, shorts;
+    if (!PyArg_ParseTuple(args, "O!pOw*w*", &PyList_Type, &facts, &subject, &fallback, &counts,
+                          &shorts))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(facts);
+    PyObject *out = NULL;
+    if (writable(&counts, n, 8, "counts") < 0 || writable(&shorts, n, 1, "short") < 0) goto fail;
+    if ((out = PyList_New(0)) == NULL) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *fact = PyList_GET_ITEM(facts, i), *end, *key = NULL, *type = NULL,
+                 *label = NULL, *aliases = NULL;
+        Py_ssize_t before = PyList_GET_SIZE(out);
+        int is_short = 0, err = -1;
+        end = PyObject_GetAttr(fact, subject ? s_subject : s_object_entity);
+        if (end == NULL) goto fail;
+        if (!subject && end == Py_None) {  /* a literal: str of its value */
+            Py_DECREF(end);
+            PyObject *value = PyObject_GetAttr(fact, s_object_value);
+            if (value == NULL) goto fail;
+            PyObject *text = PyObject_Str(value);
+            Py_DECREF(value);
+            if (text == NULL) goto fail;
+            err = PyList_Append(out, text);
+            Py_DECREF(text);
+            if (err < 0) goto fail;
+            ((int64_t *)counts.buf)[i] = 1;
+            ((int8_t *)shorts.buf)[i] = 0;
+            continue;
+        }
+        if ((key = PyObject_GetAttr(end, s_key)) == NULL) goto next;
+        if ((type = PyObject_GetAttr(end, s_type)) == NULL) goto next;
+        if ((label = PyObject_GetAttr(end, s_label)) == NULL) goto next;
+        if ((aliases = PyObject_GetAttr(end, s_aliases)) == NULL) goto next;
+        int has_aliases = PyObject_IsTrue(aliases);
+        if (has_aliases < 0) goto next;
+        if (!has_aliases && ascii_str(key) && ascii_str(type) &&
+            (label == Py_None || ascii_str(label))) {
+            err = ascii_entity(key, type, label, out, &is_short);
+        } else {
+            PyObject *got = PyObject_CallOneArg(fallback, end);
+            if (got == NULL) goto next;
+            PyObject *names = NULL;
+            if (!PyArg_ParseTuple(got, "Oi", &names, &is_short)) {
+                Py_DECREF(got);
+                goto next;
+            }
+            Py_ssize_t m = PySequence_Length(names);
+            err = m < 0 ? -1 : 0;
+            for (Py_ssize_t k = 0; err == 0 && k < m; k++) {
+                PyObject *name = PySequence_GetItem(names, k);
+                err = name == NULL ? -1 : PyList_Append(out, name);
+                Py_XDECREF(name);
+            }
+            Py_DECREF(got);
+        }
+    next:
+        Py_DECREF(end);
+        Py_XDECREF(key);
+        Py_XDECREF(type);
+        Py_XDECREF(label);
+        Py_XDECREF(aliases);
+        if (err < 0) goto fail;
+        ((int64_t *)counts.buf)[i] = PyList_GET_SIZE(out) - before;
+        ((int8_t *)shorts.buf)[i] = (int8_t)is_short;
+    }
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&shorts);
+    return out;
+fail:
+    Py_XDECREF(out);
+    PyBuffer_Release(&counts);
+    PyBuffer_Release(&shorts);
+    return NULL;
+}
+
+PyDoc_STRVAR(name_keys_doc,
+             "name_keys(names, fallback) -> list[str]\n\n"
+             "Each name's matching form (sentences.name_key): for ASCII, letters and digits "
+             "lower-cased, every other character a space, runs of spaces one, none at either "
+             "end; fallback(name) for the others.");
+
+static PyObject *name_keys(PyObject *self, PyObject *args) {
+    PyObject *names, *fallback;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &names, &fallback)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(names);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) return NULL;
+    unsigned char small[256];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PyList_GET_ITEM(names, i), *key;
+        if (ascii_str(name)) {
+            Py_ssize_t len = PyUnicode_GET_LENGTH(name), m = 0;
+            const unsigned char *s = PyUnicode_1BYTE_DATA(name);
+            unsigned char *d = len <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)len);
+            if (d == NULL) {
+                Py_DECREF(out);
+                return PyErr_NoMemory();
+            }
+            int pending = 0;
+            for (Py_ssize_t k = 0; k < len; k++) {
+                unsigned char c = s[k];
+                int word = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+                if (!word) {
+                    pending = m > 0;
+                    continue;
+                }
+                if (pending) d[m++] = ' ';
+                pending = 0;
+                d[m++] = (unsigned char)ascii_lower(c);
+            }
+            key = PyUnicode_FromStringAndSize((const char *)d, m);
+            if (d != small) PyMem_Free(d);
+        } else {
+            key = PyObject_CallOneArg(fallback, name);
+        }
+        if (key == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, key);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
+    {"end_words", end_words, METH_VARARGS, end_words_doc},
+    {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
     {NULL, NULL, 0, NULL},
 };
 
