@@ -118,6 +118,26 @@ def test_an_output_folder_holding_an_input_is_refused_however_spelled(
     assert facts.read_bytes() == before
 
 
+@pytest.mark.parametrize("spelling", [["-oin"], ["-o./in"], ["--out=in"], ["-o", "in/"]])
+def test_validate_with_o_glued_to_its_config_folder_is_refused(tmp_path, monkeypatch, spelling):
+    """The issue's own line: `odke validate --config in/odke.yaml -oin` overwrote in/facts.jsonl
+    (issue 22): the config's triples are named facts.jsonl, what validate writes."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "triples"
+    folder = tmp_path / "in"
+    for name in ("ontology.json", "recorded/ground.json", "texts/halden.txt", "texts/orvik.txt"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes((example / name).read_bytes())
+    (folder / "facts.jsonl").write_bytes((example / "triples.jsonl").read_bytes())
+    config = (example / "odke.yaml").read_text().replace("triples.jsonl", "facts.jsonl")
+    (folder / "odke.yaml").write_text(config)
+    monkeypatch.chdir(tmp_path)
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    result = run_odke("validate", "--config", "in/odke.yaml", *spelling)
+    assert result.exit_code == 2, result.stderr
+    assert "output" in result.stderr
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+
+
 @pytest.mark.parametrize("flag", ["--report", "--items", "--track-record"])
 def test_a_file_output_ending_in_a_slash_is_refused_naming_the_file_to_give(items, tmp_path, flag):
     a, b = items

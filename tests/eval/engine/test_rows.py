@@ -1,0 +1,56 @@
+"""FileRows.fetch: rows read again by offset, cut out of windows and decoded a window at a time,
+come back as the file holds them, in the order asked (repeats, blank lines, CRLF, a last line
+without a break, a row longer than a window, gold rows)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openodke.eval.engine import rows as rows_module
+from openodke.eval.engine.fastload import load_facts, load_gold
+
+
+def _fact(i: int, long: bool = False) -> dict:
+    label = "x" * 3_000_000 if long else f"E {i}"
+    return {
+        "subject": {"key": f"s{i}", "type": "Person", "label": label},
+        "predicate": "p",
+        "object_value": i,
+        "evidence": [{"doc_id": f"d{i % 3}"}],
+    }
+
+
+@pytest.mark.parametrize(
+    ("between", "end", "long_row"),
+    [("\n", "\n", None), ("\r\n", "", None), ("\n\n  \n", "\n", None), ("\n", "", 7)],
+    ids=["plain", "crlf-no-last-break", "blank-lines", "a-row-past-the-window"],
+)
+def test_fetch_gives_each_row_asked_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, between: str, end: str, long_row: int | None
+) -> None:
+    monkeypatch.setattr(rows_module, "_WINDOW", 4096)  # many windows on a small file
+    facts = [_fact(i, long=i == long_row) for i in range(400)]
+    path = tmp_path / "facts.jsonl"
+    path.write_text(between.join(json.dumps(f) for f in facts) + end)
+    columns = load_facts(path)
+    assert isinstance(columns.rows, rows_module.FileRows)
+    asked = [399, 0, 5, 5, 7, 398, 1, 200, 7, 0]
+    found = columns.rows.fetch(asked)
+    assert [f.subject.key for f in found] == [f"s{i}" for i in asked]
+    assert [f.object_value for f in found] == asked
+    every = columns.rows.fetch(np.arange(400)[::-1].tolist())
+    assert [f.object_value for f in every] == list(range(399, -1, -1))
+    assert columns.rows.fetch([]) == []
+
+
+def test_fetch_gold_rows_gives_their_facts(tmp_path: Path) -> None:
+    path = tmp_path / "gold.jsonl"
+    path.write_text(
+        "".join(json.dumps({"doc_id": "d", "fact": _fact(i)}) + "\n" for i in range(50))
+    )
+    found = load_gold(path).rows.fetch([49, 3, 3])
+    assert [f.subject.key for f in found] == ["s49", "s3", "s3"]
