@@ -110,7 +110,7 @@ def pipeline(
     """
     from openodke.eval.diagnosis.track_record import default_path
     from openodke.eval.pipeline.api import pipeline_run
-    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.pipeline.model_options import ModelOptions
     from openodke.eval.report.floors import parse_floors
     from openodke.interop.describe import describe_pipeline
 

@@ -146,9 +146,11 @@ Prices = Annotated[
 
 def give_prices(values: list[str] | None) -> None:
     """Install ``--price`` values for this process (InputError, exit 2, on a bad one)."""
+    if not values:
+        return  # the model clients load only for a run that prices or calls a model
     from openodke.llm.prices import add_prices, parse_price
 
-    for value in values or ():
+    for value in values:
         add_prices(parse_price(value))
 
 

@@ -18,7 +18,7 @@ from openodke.errors import InputError
 
 if TYPE_CHECKING:
     from openodke.eval.pipeline.extras import Extras
-    from openodke.eval.pipeline.judge_client import ModelOptions
+    from openodke.eval.pipeline.model_options import ModelOptions
 
 __all__ = [
     "Adjudicate",
@@ -72,7 +72,6 @@ def make_extras(
     ``--validator`` with no config, or a config with problems (each printed on its own line).
     """
     from openodke.eval.pipeline.extras import Extras
-    from openodke.eval.pipeline.judge_client import GroundModel
 
     extras = Extras(
         validator=validator,
@@ -82,6 +81,8 @@ def make_extras(
     )
     if not extras.active:
         return extras
+    from openodke.eval.pipeline.judge_client import GroundModel
+
     for flag, path in (("--adjudicate", adjudicate), ("--lenient", lenient)):
         if path is not None and path.is_dir():
             raise InputError(f"is a folder, expected a file path ({flag})", path=str(path))

@@ -44,6 +44,7 @@ from openodke.eval.engine.joins import distinct, member, mix
 from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
+from openodke.eval.engine.rows import fetch_each
 from openodke.ontology.model import lookup_form
 from openodke.safeio import read_json
 
@@ -323,12 +324,16 @@ class Aligner:
         if columns is not None:
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = columns.rows.fetch(rows[first].tolist())
-            keys = [(f.subject if subject else f.object_entity).key for f in facts]
+            facts = fetch_each(columns.rows, rows[first])
             found = np.fromiter(
-                (self._prefix_types.get(key_parts(k)[1], UNTYPED) for k in keys),
+                (
+                    self._prefix_types.get(
+                        key_parts((f.subject if subject else f.object_entity).key)[1], UNTYPED
+                    )
+                    for f in facts
+                ),
                 np.int64,
-                len(keys),
+                len(first),
             )[inverse]
             bare = columns.subject_bare if subject else columns.object_bare
             return found, bare[rows]
@@ -384,12 +389,12 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = columns.rows.fetch(rows[first].tolist())
+            facts = fetch_each(columns.rows, rows[first])
             keys = np.fromiter(
                 (hash(" ".join((f.subject if subject else f.object_entity).key.split()))
                  for f in facts),
                 np.int64,
-                len(facts),
+                len(first),
             )[inverse]  # fmt: skip
             (s_name if subject else o_name)[rows] = keys
         return replace(table, subject_name=s_name, object_name=o_name)
@@ -598,7 +603,7 @@ class Aligner:
             names = (g.subject_names if subject else g.object_names)[rows]
             _, first = np.unique(names, return_index=True)
             picked = rows[first]
-            facts = g.rows.fetch(picked.tolist())
+            facts = fetch_each(g.rows, picked)
             node = (k.subject_name if subject else k.object_name)[picked].tolist()
             for f, n in zip(facts, node, strict=True):
                 e = f.subject if subject else f.object_entity
@@ -635,11 +640,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = columns.rows.fetch(rows[first].tolist())
+            facts = fetch_each(columns.rows, rows[first])
             found = np.fromiter(
                 (_named(f.subject if subject else f.object_entity, gold_set, alt) for f in facts),
                 np.int64,
-                len(facts),
+                len(first),
             )[inverse]
             take = found != 0
             if take.any():

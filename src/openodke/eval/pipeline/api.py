@@ -184,15 +184,14 @@ def pipeline_run(
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
         # Fact rows, triples rows and adapters' output go straight to the engine's columns
         columns = (
-            predictions is not None
+            (predictions is not None or cmd is not None)
             and not extras.active
             and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
         )
         inputs = label_inputs(labels, documents, ontology, load_gold=not columns)
         inputs.type_map, inputs.match = mapped, match
-        if columns:
-            assert predictions is not None
+        if columns and predictions is not None:
             result = score_predictions(
                 predictions,
                 labels,
@@ -201,6 +200,20 @@ def pipeline_run(
                 run_inputs={"predictions": str(predictions)},
                 diagnosis=diagnosis,
             )
+            return PipelineRun(result, inputs)
+        if columns and cmd is not None:
+            with run_command(cmd, inputs.documents, timeout=timeout, on_stderr=on_stderr) as ran:
+                result = score_predictions(
+                    ran.out_path,
+                    labels,
+                    inputs,
+                    adapter=adapter,
+                    names=ran.names,
+                    from_command=True,
+                    run_inputs={"command": cmd},
+                    diagnosis=diagnosis,
+                    usage=(Cost(), Latency(seconds=round(ran.seconds, 3))),
+                )
             return PipelineRun(result, inputs)
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openodke.eval.diagnosis import gold_view
 from openodke.eval.pipeline.evaluate import (
@@ -25,20 +25,21 @@ from openodke.eval.pipeline.evaluate import (
     score_pipeline,
 )
 from openodke.eval.pipeline.findings import diagnose_pipeline
-from openodke.eval.pipeline.judge_client import GroundModel, Provenance
-from openodke.eval.pipeline.validator_row import (
-    ROW,
-    refused_stage,
-    render_refused,
-    run_validator,
-)
 from openodke.eval.report.build import small_set
 from openodke.eval.report.models import Row
-from openodke.llm.cost import stage_cost_text
-from openodke.run.config import RunConfig
 from openodke.types import Fact
 
+if TYPE_CHECKING:  # the judges, the ground model and HTTP load only when an extra is asked for
+    from openodke.eval.pipeline.judge_client import GroundModel, Provenance
+    from openodke.run.config import RunConfig
+
 __all__ = ["Extended", "Extras", "extend_result", "with_small_set_note"]
+
+
+def _judge_client() -> Any:
+    from openodke.eval.pipeline import judge_client
+
+    return judge_client
 
 
 @dataclass
@@ -90,7 +91,7 @@ class _Parts:
     sections: dict[str, Any] = field(default_factory=dict)
     refused: list[Fact] | None = None
     pairs: list[Any] | None = None
-    provenance: Provenance = field(default_factory=Provenance)
+    provenance: Provenance = field(default_factory=lambda: _judge_client().Provenance())
 
 
 def extend_result(
@@ -109,6 +110,8 @@ def extend_result(
     """
     if not extras.active:
         return Extended(result=result)
+    from openodke.llm.cost import stage_cost_text
+
     model = extras.model
     assert model is not None, "extras need the ground model"
     report = result.report
@@ -173,6 +176,13 @@ def _validator(
     title: str,
 ) -> str:
     """The ``+ validator`` row (and its official row), its stages and notes; the refusals."""
+    from openodke.eval.pipeline.validator_row import (
+        ROW,
+        refused_stage,
+        render_refused,
+        run_validator,
+    )
+
     run = run_validator(config, written, inputs.documents, model)
     parts.provenance.add_stats(run.stats)
     scored = score_pipeline(

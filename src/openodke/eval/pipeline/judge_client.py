@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from openodke.eval.judges.cards import judge_line
+from openodke.eval.pipeline.model_options import ModelOptions
 from openodke.eval.report.build import Usage, usage_of
 from openodke.eval.report.models import CalibrationLine, Cost, Latency
 from openodke.llm import Budget, CostMeter, LLMClient, ModelRoles, client_for, load_replay
@@ -27,18 +28,6 @@ __all__ = ["GroundModel", "ModelOptions", "Provenance"]
 
 _GROUNDER_OPTIONS = ("claim_format", "context", "verdicts", "locate", "widen", "retry")
 """The config grounder's options the adjudicator's LLMGrounder takes as they are."""
-
-
-@dataclass(frozen=True)
-class ModelOptions:
-    """What the command line changes about the ground model: cache, budget, workers."""
-
-    cache: Path | None = None
-    no_cache: bool = False
-    max_workers: int | None = None
-    budget_usd: float | None = None
-    budget_calls: int | None = None
-    progress: bool | None = None
 
 
 class GroundModel:

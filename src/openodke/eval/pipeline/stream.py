@@ -11,7 +11,9 @@ are made again. So memory follows the columns, not a Fact per row (bench/predict
 
 from __future__ import annotations
 
+import zlib
 from array import array
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +41,7 @@ from openodke.interop import (
     is_fact_rows,
     to_fact,
 )
-from openodke.interop.adapters import adapter_notes, iter_predictions
+from openodke.interop.adapters import GraphragNotes, iter_predictions
 from openodke.interop.match import RowMatcher
 from openodke.interop.triples import iter_triples_at, triples_at
 from openodke.ontology import Ontology
@@ -52,34 +54,52 @@ BLOCK = 1024
 
 _PENDING = ModelRows(())  # a block's rows before the whole stream's are known
 _NOT_JSONL = frozenset({"graphrag"})
+_PACK = 1 << 16  # bytes of rows' JSON compressed together
 
 
 class PackedRows:
-    """Matched rows kept as their JSON in one buffer, made into Facts again when fetched
-    (the same document, the same ontology, so the same Fact but for a fresh ``id`` when the
-    row set none). An adapter's rows: they have no line of their own to read again."""
+    """Matched rows kept as their JSON, compressed a block at a time, made into Facts again when
+    fetched (the same document, the same ontology, so the same Fact but for a fresh ``id`` when
+    the row set none). An adapter's rows: they have no line of their own to read again. Rows of
+    one output look alike, so a block of their JSON compresses to a fraction of the file."""
 
     def __init__(self, index: DocumentIndex, ontology: Ontology | None) -> None:
         self.index = index
         self.ontology = ontology
-        self._data = bytearray()
-        self._starts = array("q", [0])
+        self._blocks: list[bytes] = []  # zlib of rows' JSON, one row a line
+        self._firsts = array("q")  # each block's first row
+        self._open = bytearray()  # the block being filled
+        self._rows = 0
 
     def add(self, row: TripleRow, offset: int) -> None:
         """Keep ``row`` (only the fields it set)."""
-        self._data += row.model_dump_json(exclude_unset=True).encode("utf-8")
-        self._starts.append(len(self._data))
+        if not self._open:
+            self._firsts.append(self._rows)
+        # JSON escapes a line end inside a string: one row is one line
+        self._open += row.model_dump_json(exclude_unset=True).encode("utf-8") + b"\n"
+        self._rows += 1
+        if len(self._open) >= _PACK:
+            self._close()
+
+    def _close(self) -> None:
+        self._blocks.append(zlib.compress(bytes(self._open), 1))
+        self._open = bytearray()
 
     def __len__(self) -> int:
-        return len(self._starts) - 1
+        return self._rows
 
     def fetch(self, rows: Sequence[int]) -> list[Any]:
-        """The Facts of ``rows``, in that order."""
-        data, starts = self._data, self._starts
-        return [
-            self._fact(TripleRow.model_validate_json(bytes(data[starts[i] : starts[i + 1]])))
-            for i in rows
-        ]
+        """The Facts of ``rows``, in that order: read in row order, one block open at a time."""
+        if self._open:
+            self._close()
+        out: list[Any] = [None] * len(rows)
+        firsts, opened, lines = self._firsts, -1, [b""]
+        for k, i in sorted(enumerate(rows), key=lambda pair: pair[1]):
+            block = bisect_right(firsts, i) - 1
+            if block != opened:
+                opened, lines = block, zlib.decompress(self._blocks[block]).split(b"\n")
+            out[k] = self._fact(TripleRow.model_validate_json(lines[i - firsts[block]]))
+        return out
 
     def _fact(self, row: TripleRow) -> Fact:
         return to_fact(row, self.index.get(row.doc), self.ontology)
@@ -148,13 +168,12 @@ def stream_columns(
         if triples
         else ((0, row) for row in iter_predictions(source, adapter, index))
     )
-    said: list[str] = []
-    if adapter.strip().casefold() in _NOT_JSONL:  # tables, read whole: their notes need them all
-        listed = list(rows)
-        said = adapter_notes(adapter, [row for _, row in listed], ontology)
-        rows = iter(listed)
+    # GraphRAG's note counts its descriptions as they go by
+    graphrag = GraphragNotes(ontology) if adapter.strip().casefold() == "graphrag" else None
     for offset, row in rows:
         read += 1
+        if graphrag is not None:
+            graphrag.add(row.predicate)
         doc = matcher.document(row)
         if doc is None:
             continue
@@ -172,7 +191,7 @@ def stream_columns(
         columns=columns,
         rows_read=read,
         dropped=matched.dropped,
-        notes=[*matched.notes, *said],
+        notes=[*matched.notes, *(graphrag.notes() if graphrag is not None else [])],
         evidence_kinds=kinds,
     )
 

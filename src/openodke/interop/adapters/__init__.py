@@ -12,7 +12,12 @@ from typing import Any
 
 from openodke.errors import InputError
 from openodke.interop.adapters._records import iter_records, plain
-from openodke.interop.adapters.graphrag import graphrag_notes, read_graphrag
+from openodke.interop.adapters.graphrag import (
+    GraphragNotes,
+    graphrag_notes,
+    iter_graphrag,
+    read_graphrag,
+)
 from openodke.interop.adapters.langchain import (
     iter_langchain_rows,
     langchain_rows,
@@ -30,11 +35,13 @@ from openodke.types import Document
 
 __all__ = [
     "ADAPTERS",
+    "GraphragNotes",
     "OBJECT_ADAPTERS",
     "Adapter",
     "adapter_for",
     "adapter_notes",
     "graphrag_notes",
+    "iter_graphrag",
     "iter_predictions",
     "langchain_rows",
     "langextract_rows",
@@ -100,7 +107,7 @@ def iter_predictions(
     documents: Iterable[Document] | DocumentIndex = (),
 ) -> Iterator[TripleRow]:
     """:func:`read_predictions` one row at a time: triples rows, and LangChain and LangExtract
-    JSONL records, are read as they are turned into rows (GraphRAG's tables are read whole)."""
+    JSONL records, and GraphRAG's relationships table, are read as they are turned into rows."""
     name = _name(adapter)
     if name == "triples":
         return iter_triples(path)
@@ -108,7 +115,7 @@ def iter_predictions(
         return iter_langchain_rows(iter_records(path), documents, path=path)
     if name == "langextract":
         return iter_langextract_rows(iter_records(path), documents, path=path)
-    return iter(read_predictions(path, name, documents))
+    return iter_graphrag(path, documents)
 
 
 def adapter_for(item: Any) -> str | None:

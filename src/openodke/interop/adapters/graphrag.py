@@ -5,9 +5,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +17,40 @@ from openodke.interop.adapters._records import as_index, scalar
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import TripleRow
 from openodke.ontology import Ontology
-from openodke.safeio import decode, open_regular, read_bytes
+from openodke.safeio import decode, max_file_bytes, open_regular, read_bytes
 from openodke.types import Document
 
-__all__ = ["graphrag_notes", "is_sentence", "read_graphrag", "read_table"]
+__all__ = [
+    "GraphragNotes",
+    "graphrag_notes",
+    "is_sentence",
+    "iter_graphrag",
+    "iter_table",
+    "read_graphrag",
+    "read_table",
+]
 
 RELATED = "related_to"
 """The predicate of a relationship whose description is empty."""
 
 _SUFFIXES = (".parquet", ".csv")
 _QUOTED = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_BATCH = 65536  # parquet rows decoded at once
 
 
 def read_graphrag(
     path: str | Path, documents: Iterable[Document] | DocumentIndex
 ) -> list[TripleRow]:
-    """Read a GraphRAG index's relationships as triples rows.
+    """Read a GraphRAG index's relationships as triples rows (:func:`iter_graphrag`, listed)."""
+    return list(iter_graphrag(path, documents))
+
+
+def iter_graphrag(
+    path: str | Path, documents: Iterable[Document] | DocumentIndex
+) -> Iterator[TripleRow]:
+    """Read a GraphRAG index's relationships as triples rows, one at a time: the relationships
+    table is read as the rows are made, the other tables only for what joins them (a text unit's
+    documents, a document's id, an entity's type), never their texts.
 
     ``path`` is GraphRAG's output folder, or its relationships file. Beside it the adapter reads
     ``relationships``, ``text_units`` and (when present) ``documents`` and ``entities``, each as
@@ -57,7 +76,6 @@ def read_graphrag(
     """
     index = as_index(documents)
     folder, relationships_file = _locate(Path(path))
-    relationships = read_table(relationships_file)
     units_file = _find(folder, "text_units")
     if units_file is None:
         raise InputError(
@@ -65,22 +83,21 @@ def read_graphrag(
             "it maps relationships to documents",
             path=str(path),
         )
-    unit_docs = {str(row.get("id")): _unit_documents(row) for row in read_table(units_file)}
+    unit_docs = {str(row.get("id")): _unit_documents(row) for row in iter_table(units_file)}
     docs_file = _find(folder, "documents")
     our_doc: dict[str, str] = {}
-    for row in read_table(docs_file) if docs_file is not None else []:
+    for row in iter_table(docs_file) if docs_file is not None else ():
         found = _match_document(row, index)
         if found is not None:
             our_doc[str(row.get("id"))] = found
     types: dict[str, str] = {}
     entities_file = _find(folder, "entities")
-    for row in read_table(entities_file) if entities_file is not None else []:
+    for row in iter_table(entities_file) if entities_file is not None else ():
         title, kind = row.get("title"), row.get("type")
         if isinstance(title, str) and isinstance(kind, str) and kind.strip():
             types.setdefault(title, kind.strip())
 
-    rows: list[TripleRow] = []
-    for number, relation in enumerate(relationships, start=1):
+    for number, relation in enumerate(iter_table(relationships_file), start=1):
         source, target = relation.get("source"), relation.get("target")
         if scalar(source) is None or scalar(target) is None or not str(source).strip():
             raise InputError(
@@ -100,19 +117,16 @@ def read_graphrag(
             fact_id = None
             if isinstance(rel_id, str) and rel_id:
                 fact_id = rel_id if len(refs) == 1 else f"{rel_id}~{k}"
-            rows.append(
-                TripleRow(
-                    doc=ref,
-                    subject=str(source),
-                    subject_type=types.get(str(source)),
-                    predicate=predicate or RELATED,
-                    object=str(target),
-                    object_type=types.get(str(target)),
-                    extractor="graphrag",
-                    id=fact_id,
-                )
+            yield TripleRow(
+                doc=ref,
+                subject=str(source),
+                subject_type=types.get(str(source)),
+                predicate=predicate or RELATED,
+                object=str(target),
+                object_type=types.get(str(target)),
+                extractor="graphrag",
+                id=fact_id,
             )
-    return rows
 
 
 def is_sentence(description: str) -> bool:
@@ -130,35 +144,61 @@ _PROMPT = (
 )
 
 
-def graphrag_notes(rows: Sequence[TripleRow], ontology: Ontology | None = None) -> list[str]:
+def graphrag_notes(rows: Iterable[TripleRow], ontology: Ontology | None = None) -> list[str]:
     """A note when GraphRAG's relationship descriptions will not score as predicates.
 
     With an ontology: when none of them names one of its predicates (name, alias or label).
     Without: when most of them are sentences (:func:`is_sentence`), which can match no gold
     predicate. The note counts them, quotes one, and says how to prompt GraphRAG for labels.
     """
-    if not rows:
-        return []
-    descriptions = [row.predicate for row in rows]
-    sentences = [d for d in descriptions if is_sentence(d)]
-    example = f" (e.g. {sentences[0]!r})" if sentences else ""
-    if ontology is not None:
-        if any(ontology.predicate(d) is not None for d in descriptions):
+    notes = GraphragNotes(ontology)
+    for row in rows:
+        notes.add(row.predicate)
+    return notes.notes()
+
+
+class GraphragNotes:
+    """:func:`graphrag_notes` worked out as the rows go by, holding counts, not rows."""
+
+    def __init__(self, ontology: Ontology | None = None) -> None:
+        self.ontology = ontology
+        self.rows = 0
+        self.sentences = 0
+        self.example: str | None = None
+        self.named = False  # a description names a predicate of the ontology
+
+    def add(self, description: str) -> None:
+        """Count one row's description (its predicate)."""
+        self.rows += 1
+        if is_sentence(description):
+            self.sentences += 1
+            if self.example is None:
+                self.example = description
+        if self.ontology is not None and not self.named:
+            self.named = self.ontology.predicate(description) is not None
+
+    def notes(self) -> list[str]:
+        """The note, when one is due (see :func:`graphrag_notes`)."""
+        if not self.rows:
             return []
-        names = sorted(ontology.predicates)
-        labels = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+        example = f" (e.g. {self.example!r})" if self.example is not None else ""
+        if self.ontology is not None:
+            if self.named:
+                return []
+            names = sorted(self.ontology.predicates)
+            labels = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+            return [
+                f"graphrag: none of the {self.rows} relationship descriptions names a predicate "
+                f"of the ontology; {self.sentences} are sentences, not labels{example}. "
+                + _PROMPT.format(labels=f"the ontology's predicates ({labels})")
+            ]
+        if 2 * self.sentences <= self.rows:
+            return []
         return [
-            f"graphrag: none of the {len(rows)} relationship descriptions names a predicate of "
-            f"the ontology; {len(sentences)} are sentences, not labels{example}. "
-            + _PROMPT.format(labels=f"the ontology's predicates ({labels})")
+            f"graphrag: {self.sentences} of the {self.rows} relationship descriptions are "
+            f"sentences, not labels{example}, and can match no gold predicate. "
+            + _PROMPT.format(labels="your gold's predicates")
         ]
-    if 2 * len(sentences) <= len(rows):
-        return []
-    return [
-        f"graphrag: {len(sentences)} of the {len(rows)} relationship descriptions are sentences, "
-        f"not labels{example}, and can match no gold predicate. "
-        + _PROMPT.format(labels="your gold's predicates")
-    ]
 
 
 def index_id(index: DocumentIndex, reference: str) -> str | None:
@@ -241,6 +281,12 @@ def _find(folder: Path, name: str) -> Path | None:
 
 def read_table(path: Path) -> list[dict[str, Any]]:
     """A parquet or CSV table as a list of row dicts; parquet needs the ``parquet`` extra."""
+    return list(iter_table(path))
+
+
+def iter_table(path: Path) -> Iterator[dict[str, Any]]:
+    """A parquet or CSV table's row dicts, one at a time: parquet a record batch at a time
+    (needs the ``parquet`` extra), CSV row by row from its text."""
     if path.suffix.lower() == ".parquet":
         try:
             import pyarrow.parquet as pq
@@ -250,12 +296,20 @@ def read_table(path: Path) -> list[dict[str, Any]]:
             ) from None
         open_regular(path, what="a parquet table").close()
         try:
-            return list(pq.read_table(path).to_pylist())
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH):
+                yield from batch.to_pylist()
         except Exception as error:  # pyarrow raises its own error types for corrupt files
             raise InputError(f"cannot read parquet: {error}", path=str(path)) from None
+        return
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    text = decode(read_bytes(path, what="a CSV table"), path=str(path))
-    try:
-        return [dict(row) for row in csv.DictReader(io.StringIO(text, newline=""))]
-    except csv.Error as error:
-        raise InputError(f"cannot read CSV: {error}", path=str(path)) from None
+    with open_regular(path, what="a CSV table") as handle:
+        if os.fstat(handle.fileno()).st_size > max_file_bytes():
+            read_bytes(path, what="a CSV table")  # refused as a table read whole always was
+        with io.TextIOWrapper(handle, encoding="utf-8-sig", newline="") as text:
+            try:
+                yield from csv.DictReader(text)
+            except csv.Error as error:
+                raise InputError(f"cannot read CSV: {error}", path=str(path)) from None
+            except UnicodeDecodeError:
+                decode(read_bytes(path, what="a CSV table"), path=str(path))  # names where
+                raise
