@@ -156,7 +156,7 @@ def pipeline_run(
         label_inputs,
         score_pipeline,
     )
-    from openodke.eval.pipeline.extras import Extras, extend_result
+    from openodke.eval.pipeline.extras import Extras, extend_in_batches, extend_result
     from openodke.eval.pipeline.stream import score_predictions
     from openodke.eval.report.models import Cost, Latency
     from openodke.eval.stages.gold_rows import is_triples_file
@@ -276,7 +276,8 @@ def pipeline_run(
         diagnosis=None if extras.active else diagnosis,
     )
     with extras:
-        extended = extend_result(
+        extend = extend_in_batches if extras.batch and extras.active else extend_result
+        extended = extend(
             result,
             inputs,
             extras,
