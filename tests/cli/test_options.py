@@ -4,6 +4,7 @@ CallOptions) and reach each command in one order, as one value (issue 20)."""
 from __future__ import annotations
 
 from dataclasses import fields
+from types import SimpleNamespace
 
 import pytest
 import typer.main
@@ -51,7 +52,7 @@ def test_the_command_gets_one_value_with_what_was_given(tmp_path, monkeypatch):
         raise SystemExit(0)
 
     monkeypatch.setattr("openodke.run.execute", execute)
-    monkeypatch.setattr("openodke.run.load_config", lambda path: path)
+    monkeypatch.setattr("openodke.run.load_config", lambda path: SimpleNamespace(batch=False))
     command = _command("run")
     with pytest.raises(SystemExit):
         command.main(

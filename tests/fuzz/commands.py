@@ -69,6 +69,42 @@ def _movie_set() -> dict[str, str | bytes]:
         }
 
 
+# -- batch (issue 18 and issue 22 item 7, helper "batch"): the state a --batch run reads -----
+
+
+@functools.cache
+def _batch_files() -> dict[str, str | bytes]:
+    """A run config whose ground model is an OpenAI-compatible endpoint nothing listens on (a
+    dry run calls nothing) and a cache folder holding one pending batch."""
+    import json
+
+    key = "a" * 64
+    state = {
+        "schema_version": 1,
+        "batches": [
+            {
+                "id": "batch_seed",
+                "provider": "openai",
+                "model": "openai/gpt-4o-mini",
+                "endpoint": "http://127.0.0.1:9/v1/chat/completions",
+                "submitted_at": 1764633600.0,
+                "requests": {key: key},
+            }
+        ],
+    }
+    config = {
+        "models": {"ground": {"model": "openai/gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1"}},
+        "cache": "cache",
+    }
+    return {
+        **seeds.pipeline_files(),
+        "batch.yaml": json.dumps(config, indent=1),
+        "cache/batches.json": json.dumps(state, indent=1),
+    }
+
+
+# -- end of the batch block -------------------------------------------------------------------
+
 _STAGES = _merged(seeds.stage_files)
 _PIPE = _merged(seeds.pipeline_files)
 _JUDGE = _merged(seeds.judge_files)
@@ -212,6 +248,16 @@ COMMANDS: tuple[Command, ...] = (
             _merged(seeds.lenient_files), {"lenient.jsonl": "jsonl"}),
     Command("label make pair", ("label", "make", "pair", "pairs.jsonl", "-o", "out/sheets"),
             _JUDGE, {"pairs.jsonl": "jsonl"}),
+    # -- batch (issue 18, helper "batch"): a torn, truncated or mistyped batches.json --------
+    Command("ground --batch", ("ground", "--facts", "triples.jsonl", "--texts", "docs.jsonl",
+            "--ontology", "ontology.json", "--config", "batch.yaml", "--dry-run", "--batch"),
+            _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml",
+                           "triples.jsonl": "jsonl"}),
+    Command("validate --batch", ("validate", "--facts", "triples.jsonl", "--texts", "texts",
+            "--ontology", "ontology.yaml", "--config", "batch.yaml", "--dry-run", "--batch"),
+            _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml",
+                           "triples.jsonl": "jsonl"}),
+    # -- end of the batch rows ----------------------------------------------------------------
 )  # fmt: skip
 """Every command, over valid seed files."""
 

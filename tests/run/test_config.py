@@ -133,7 +133,8 @@ reextract: {window: 2}
         "input, got 'maybe'",
         "10: bootstrap is not built",
         "11: modelz: unknown key (did you mean 'models'?); expected one of ontology, inputs, "
-        "pythonpath, models, stages, inverses, coverage, reextract, budget, prices, cache, calibration",
+        "pythonpath, models, stages, inverses, coverage, reextract, budget, prices, cache, "
+        "calibration, batch",
         "13: models.extract: api_key is never read from a config: put the key in an environment "
         "variable and name that variable with api_key_env",
         "14: infer is not built",

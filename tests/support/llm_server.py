@@ -228,6 +228,11 @@ class ReplayServer:
         assert self._httpd is not None, "start the server first"
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
+    @property
+    def backlog(self) -> int:
+        """How many connections the listening socket queues before it accepts them."""
+        return _Listener.request_queue_size
+
     def spec(self, name: str = "local-model", **fields: Any) -> ModelSpec:
         """A ModelSpec for ``<protocol>/<name>`` pointed at this server."""
         return ModelSpec(model=f"{self.protocol}/{name}", base_url=self.base_url, **fields)

@@ -113,7 +113,9 @@ def register(bench_app: typer.Typer) -> None:
             raise InputError("no such bench set folder", path=str(folder))
         options = calls.run_options(as_json=as_json)
         try:
-            result = run_bench(folder, config=config, train_facts=train_facts, options=options)
+            result = calls.batched(
+                lambda: run_bench(folder, config=config, train_facts=train_facts, options=options)
+            )
         except ConfigError as error:
             report_config_error(error)
             raise typer.Exit(2) from None

@@ -77,6 +77,6 @@ def register(eval_app: typer.Typer) -> None:
         onto = Ontology.load(parsed.ontology) if is_triples_file(labels) else None
         gold = read_gold(labels, (), onto)
         options = calls.run_options(as_json=as_json)
-        report = run_ablation(parsed, gold, options=options)
+        report = calls.batched(lambda: run_ablation(parsed, gold, options=options), parsed.batch)
         typer.echo(report.model_dump_json(indent=2) if as_json else report.render())
         write_page(html, report)

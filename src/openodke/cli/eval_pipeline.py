@@ -138,6 +138,8 @@ def pipeline(
             progress=False if as_json else None,
         ),
         allow_failures=calls.allow_failures,
+        batch=calls.batch,
+        batch_poll=calls.batch_poll,
     )
     record = track_record or (default_path(report) if report is not None else None)
     done = pipeline_run(

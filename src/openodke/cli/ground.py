@@ -132,20 +132,29 @@ def register(app: typer.Typer) -> None:
             **calls.client_flags(),
         )
         inputs = read_inputs(facts, texts, adapter=adapter, ontology=ontology)
-        grounder = build_grounder(
-            settings,
-            inputs.ontology,
-            paper=paper,
-            locate=locate,
-            max_workers=calls.max_workers,
-            progress=False if as_json else None,
-        )
-        with grounder:
-            if dry_run:
-                plan = plan_grounding(grounder, inputs).as_dict()
-                typer.echo(json.dumps(plan, indent=2) if as_json else _dry_run_text(plan))
-                return
-            result = run_grounding(grounder, inputs, settings)
+
+        def job() -> Any:
+            grounder = build_grounder(
+                settings,
+                inputs.ontology,
+                paper=paper,
+                locate=locate,
+                max_workers=calls.max_workers,
+                progress=False if as_json else None,
+            )
+            with grounder:
+                if dry_run:
+                    return plan_grounding(grounder, inputs)
+                return run_grounding(grounder, inputs, settings)
+
+        result = calls.batched(job, settings.batch)
+        if dry_run:
+            plan = result.as_dict()
+            if calls.batch or settings.batch:
+                plan["batch"] = True
+                plan["notes"] = [*plan["notes"], opt.BATCH_PRICE_NOTE]
+            typer.echo(json.dumps(plan, indent=2) if as_json else _dry_run_text(plan))
+            return
         summary = result.summary
         if summary["calls"] and summary["failed"] == summary["calls"]:
             raise ProviderError(

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     from openodke.run import RunOptions
 
 __all__ = [
+    "BATCH_PRICE_NOTE",
     "CALL_OPTIONS",
     "FACTS",
     "TEXTS",
     "Adapter",
     "AsJson",
+    "Batch",
+    "BatchPoll",
     "BudgetCalls",
     "BudgetUsd",
     "Cache",
@@ -51,6 +54,8 @@ __all__ = [
     "one_source",
     "write_page",
 ]
+
+T = TypeVar("T")
 
 Labels = Annotated[
     Path | None, typer.Option("--labels", help="Label rows, one JSON object per line.")
@@ -172,6 +177,26 @@ Tpm = Annotated[
     float | None,
     typer.Option("--tpm", min=0, help="At most N tokens a minute to each model (estimated)."),
 ]
+Batch = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the model calls through the provider's batch API (openai/, anthropic/: half "
+        "the price, answered within 24 h). A rerun of the same command collects a batch left "
+        "running.",
+    ),
+]
+BatchPoll = Annotated[
+    float | None,
+    typer.Option(
+        "--batch-poll",
+        min=0.01,
+        help="Seconds between the first polls of a batch (10, or ODKE_BATCH_POLL); the wait "
+        "grows to 12 times it.",
+    ),
+]
+BATCH_PRICE_NOTE = "priced at the provider's batch rate (--batch)"
+"""The line a dry run adds under --batch."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +214,17 @@ class CallOptions:
     allow_failures: AllowFailures = None
     rpm: Rpm = None
     tpm: Tpm = None
+    batch: Batch = False
+    batch_poll: BatchPoll = None
+
+    def batched(self, job: Callable[[], T], config_batch: bool = False) -> T:
+        """``job()``, through the providers' batch APIs under ``--batch`` or a config's
+        ``batch: true`` (``config_batch``)."""
+        if not (self.batch or config_batch):
+            return job()
+        from openodke.llm.batch import BatchEngine, run_batched
+
+        return run_batched(job, BatchEngine(poll=self.batch_poll))
 
     def client_flags(self) -> dict[str, Any]:
         """What the model clients take: cache, budget and rate limits (not the workers)."""

@@ -64,6 +64,8 @@ def make_extras(
     bench: Path | None,
     options: ModelOptions,
     allow_failures: float | None = None,
+    batch: bool = False,
+    batch_poll: float | None = None,
 ) -> Extras:
     """What was asked beside the strict score, with its run config read and its model built.
 
@@ -104,4 +106,6 @@ def make_extras(
             report_config_error(error)
             raise typer.Exit(2) from None
     extras.model = GroundModel(extras.config, options)
+    extras.batch = batch or (extras.config is not None and extras.config.batch)
+    extras.batch_poll = batch_poll
     return extras

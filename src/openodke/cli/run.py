@@ -9,7 +9,14 @@ from typing import Annotated
 
 import typer
 
-from openodke.cli.options import CALL_OPTIONS, CallOptions, DryRun, ResultJson, calls_options
+from openodke.cli.options import (
+    BATCH_PRICE_NOTE,
+    CALL_OPTIONS,
+    CallOptions,
+    DryRun,
+    ResultJson,
+    calls_options,
+)
 
 __all__ = ["register", "report_config_error"]
 
@@ -75,7 +82,13 @@ def register(app: typer.Typer) -> None:
         except ConfigError as error:
             report_config_error(error)
             raise typer.Exit(2) from None
-        result = execute(parsed, dry_run, options=options, from_manifest=from_manifest)
+        result = calls.batched(
+            lambda: execute(parsed, dry_run, options=options, from_manifest=from_manifest),
+            parsed.batch,
+        )
+        if dry_run and (calls.batch or parsed.batch) and result.plan is not None:
+            result.plan.notes.append(BATCH_PRICE_NOTE)
+            result.stats["dry_run"] = {**result.plan.as_dict(), "batch": True}
         if as_json:
             typer.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
         else:

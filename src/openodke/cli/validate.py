@@ -48,25 +48,35 @@ def register(app: typer.Typer) -> None:
         from openodke.calibration import card_line
         from openodke.errors import ProviderError
         from openodke.ground.files import write_files
-        from openodke.validate.job import output_files, prepare, report_json, run
+        from openodke.types import KnowledgeGraph
+        from openodke.validate import ValidationReport
+        from openodke.validate.config import read_config
+        from openodke.validate.job import ValidateJob, output_files, prepare, report_json, run
 
-        job = prepare(
-            facts=facts,
-            texts=texts,
-            ontology=ontology,
-            config=config,
-            adapter=adapter,
-            locate=locate,
-            max_workers=calls.max_workers,
-            **calls.client_flags(),
-            progress=False if as_json else None,
-        )
-        with job:
-            graph, report = run(job, dry_run=dry_run)
+        def work() -> tuple[ValidateJob, KnowledgeGraph, ValidationReport]:
+            job = prepare(
+                facts=facts,
+                texts=texts,
+                ontology=ontology,
+                config=config,
+                adapter=adapter,
+                locate=locate,
+                max_workers=calls.max_workers,
+                **calls.client_flags(),
+                progress=False if as_json else None,
+            )
+            with job:
+                graph, report = run(job, dry_run=dry_run)
+            return job, graph, report
+
+        in_config = config is not None and read_config(config).data.get("batch") is True
+        job, graph, report = calls.batched(work, in_config)
+        in_batches = calls.batch or in_config
         if dry_run:
             plan = graph.stats["dry_run"]
             if as_json:
-                payload = {"dry_run": plan, "report": report.model_dump(mode="json")}
+                shown = {**plan, "batch": True} if in_batches else plan
+                payload = {"dry_run": shown, "report": report.model_dump(mode="json")}
                 typer.echo(json.dumps(payload, indent=2))
             else:
                 from openodke.validate import GroundingPlan
@@ -75,6 +85,7 @@ def register(app: typer.Typer) -> None:
                     f"dry run: {report.facts_in} facts to validate ({report.unmatched} unmatched)",
                     GroundingPlan(**plan).render(),
                     *(note for note in report.notes if not note.startswith("dry run:")),
+                    *([opt.BATCH_PRICE_NOTE] if in_batches else []),
                     "nothing was grounded or written",
                 ]
                 typer.echo("\n".join(lines))

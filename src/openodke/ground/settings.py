@@ -50,6 +50,8 @@ class GroundSettings:
     use: str = "llm"
     options: dict[str, Any] = field(default_factory=dict)
     config: Path | None = None
+    batch: bool = False
+    """The config's ``batch: true``: the calls go through the provider's batch API."""
 
     def with_flags(
         self,
@@ -85,6 +87,7 @@ class GroundSettings:
             use=self.use,
             options=dict(self.options),
             config=self.config,
+            batch=self.batch,
         )
 
     def budget(self) -> Budget | None:
@@ -188,4 +191,5 @@ def read_settings(config: str | Path | None) -> GroundSettings:
         use=use,
         options=options,
         config=path,
+        batch=data.get("batch") is True,
     )

@@ -57,13 +57,18 @@ def estimate_usd(
     spec: ModelSpec,
     schema: Mapping[str, Any] | None = None,
     *,
-    batch: bool = False,
+    batch: bool | None = None,
 ) -> float:
     """The most one call should cost: its prompt's tokens estimated, ``max_tokens`` out; 0.0 for
-    an unpriced model (a USD cap refuses those before it starts)."""
+    an unpriced model (a USD cap refuses those before it starts). ``batch`` None: at the batch
+    rate when the command runs in batch mode (``--batch``)."""
     price = price_of(spec.model)
     if price is None:
         return 0.0
+    if batch is None:
+        from openodke.llm.batch.context import active_engine
+
+        batch = active_engine() is not None
     output = spec.max_tokens or _UNSET_MAX_TOKENS
     return price.usd(prompt_tokens_estimate(messages, schema), output, batch=batch)
 
@@ -166,6 +171,13 @@ class Budget:
             f"budget: the next model call (up to ${estimate:.4f}) would pass "
             f"usd {self.usd:g} (${self.spent_usd:.4f} spent)"
         )
+
+    def charge(self, cost_usd: float, calls: int = 1) -> None:
+        """Count calls already made and paid elsewhere (a provider's batch)."""
+        with self._lock:
+            self.calls_made += calls
+            self.spent_usd += cost_usd
+            self._lock.notify_all()
 
     def settle(self, estimate: float, cost_usd: float | None) -> None:
         """Release a reservation and count what the call did cost."""

@@ -28,6 +28,7 @@ from openodke.llm.base import LLMResponse, Message, ModelSpec
 from openodke.llm.budget import with_usage
 from openodke.llm.failures import FailureKind
 from openodke.llm.parse import parse_reply
+from openodke.llm.plain import PlainHTTP, PlainReply, plain_ok
 from openodke.llm.prices import cost_of
 from openodke.llm.providers import PROVIDERS, Provider
 from openodke.llm.providers.base import ENV_NAME, Reply
@@ -89,57 +90,75 @@ def _estimate_tokens(body: Mapping[str, Any], spec: ModelSpec) -> float:
     return math.ceil(chars / _CHARS_PER_TOKEN) + (spec.max_tokens or _UNSET_MAX_TOKENS)
 
 
+class _Lane:
+    """What one call borrows: an httpx client (made when first needed) and plain connections."""
+
+    def __init__(self) -> None:
+        self.http: httpx.Client | None = None
+        self.plain = PlainHTTP()
+
+    def close(self) -> None:
+        if self.http is not None:
+            self.http.close()
+        self.plain.close()
+
+
 class _Connections:
-    """HTTP clients of one connection each, lent to one call at a time (decision 220).
+    """Connections lent to one call at a time (decision 220).
 
     One shared ``httpx.Client`` scans every pooled connection on each request (with 64 workers,
     1.3 M calls for 1,000 requests: the CPU that kept 1,000 calls at 50 ms above 2 s on 2
-    cores). Here a call borrows an idle client (the one returned last, whose connection is
+    cores). Here a call borrows an idle lane (the one returned last, whose connections are
     warm) or makes one, and gives it back: as many connections as calls at once, each found in
-    O(1). Every client shares one TLS context, made at the first call (loading the CA bundle
-    costs ~0.1 s: a run answered from the cache never pays it). ``limit`` caps the clients (the
-    connections): a call waits for one to be given back.
+    O(1). A plain ``http://`` URL with no proxy goes over the standard library's client
+    (:mod:`openodke.llm.plain`, decision 225); anything else over httpx, every client sharing
+    one TLS context made at the first such call (loading the CA bundle costs ~0.1 s: a run
+    answered from the cache never pays it). ``limit`` caps the lanes (the connections): a call
+    waits for one to be given back. An injected ``transport`` (tests) always takes httpx.
     """
 
     def __init__(self, transport: httpx.BaseTransport | None, limit: int | None) -> None:
         self._transport = transport
-        self._idle: list[httpx.Client] = []
-        self._made: list[httpx.Client] = []
+        self._idle: list[_Lane] = []
+        self._made: list[_Lane] = []
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(limit) if limit is not None else None
         self._tls: Any = None
 
-    def _make(self) -> httpx.Client:
+    def _httpx(self, lane: _Lane) -> httpx.Client:
         import httpx
 
-        with self._lock:  # held while the context is made: once, not once per connection
-            if self._tls is None and self._transport is None:
-                self._tls = httpx.create_ssl_context()
-        client = httpx.Client(
-            transport=self._transport,
-            verify=self._tls if self._tls is not None else True,
-            follow_redirects=False,
-        )
-        with self._lock:
-            self._made.append(client)
-        return client
+        if lane.http is None:
+            with self._lock:  # held while the context is made: once, not once per connection
+                if self._tls is None and self._transport is None:
+                    self._tls = httpx.create_ssl_context()
+            lane.http = httpx.Client(
+                transport=self._transport,
+                verify=self._tls if self._tls is not None else True,
+                follow_redirects=False,
+            )
+        return lane.http
 
     def post(
         self, url: str, body: Mapping[str, Any], headers: Mapping[str, str], timeout: float
-    ) -> httpx.Response:
-        """POST ``body`` as JSON on a borrowed connection; the response is read in full."""
+    ) -> httpx.Response | PlainReply:
+        """POST ``body`` as JSON on a borrowed lane; the response is read in full."""
         if self._slots is not None:
             self._slots.acquire()
         try:
             with self._lock:
-                client = self._idle.pop() if self._idle else None
-            if client is None:
-                client = self._make()
+                lane = self._idle.pop() if self._idle else None
+            if lane is None:
+                lane = _Lane()
+                with self._lock:
+                    self._made.append(lane)
             try:
-                return client.post(url, json=body, headers=headers, timeout=timeout)
+                if self._transport is None and plain_ok(url):
+                    return lane.plain.post(url, body, headers, timeout)
+                return self._httpx(lane).post(url, json=body, headers=headers, timeout=timeout)
             finally:
                 with self._lock:
-                    self._idle.append(client)
+                    self._idle.append(lane)
         finally:
             if self._slots is not None:
                 self._slots.release()
@@ -148,8 +167,8 @@ class _Connections:
         """Close every connection."""
         with self._lock:
             made, self._made, self._idle = self._made, [], []
-        for client in made:
-            client.close()
+        for lane in made:
+            lane.close()
 
 
 class ProviderClient:
@@ -333,7 +352,7 @@ class ProviderClient:
         provider: Provider,
         spec: ModelSpec,
         schema: Mapping[str, Any] | None,
-        response: httpx.Response,
+        response: httpx.Response | PlainReply,
         started: float,
         key: str | None,
     ) -> LLMResponse:

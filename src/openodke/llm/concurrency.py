@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from openodke.llm.batch.context import raise_if_deferred
+
 __all__ = ["DEFAULT_MAX_WORKERS", "PROGRESS_MIN_CALLS", "map_calls"]
 
 T = TypeVar("T")
@@ -79,8 +81,10 @@ def map_calls(
             for index, item in enumerate(work):
                 results[index] = fn(item)
                 bar.advance()
+            raise_if_deferred()
             return results
         _run_pool(fn, work, results, max_workers, bar)
+    raise_if_deferred()  # --batch: the requests deferred go to a batch first (decision 210)
     return results
 
 

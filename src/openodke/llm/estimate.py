@@ -57,13 +57,19 @@ def expected_usd(
     output_tokens: int,
     *,
     extra_prompt_tokens: int = 0,
+    batch: bool | None = None,
 ) -> float | None:
     """The expected USD of one call: its prompt, ``extra_prompt_tokens`` more, and
-    ``output_tokens`` out (at most ``max_tokens``); None for an unpriced model."""
+    ``output_tokens`` out (at most ``max_tokens``); None for an unpriced model. ``batch`` None:
+    at the batch rate when the command runs in batch mode (``--batch``)."""
     price = price_of(spec.model)
     if price is None:
         return None
+    if batch is None:
+        from openodke.llm.batch.context import active_engine
+
+        batch = active_engine() is not None
     if spec.max_tokens:
         output_tokens = min(output_tokens, spec.max_tokens)
     prompt = prompt_tokens_estimate(messages, schema) + extra_prompt_tokens
-    return price.usd(prompt, output_tokens)
+    return price.usd(prompt, output_tokens, batch=batch)

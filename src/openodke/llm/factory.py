@@ -49,6 +49,11 @@ def client_for(
     for spec in specs:
         check_spec(spec, env)
     require_prices(specs, budget)
+    from openodke.llm.batch.context import active_engine
+
+    engine = active_engine()
+    if engine is not None:  # --batch: the providers' batch APIs (decision 210)
+        return engine.client_for(specs, cache=cache, config=config, budget=budget, env=env)
     client: LLMClient = ProviderClient(retry=retry, env=env, rpm=rpm, tpm=tpm)
     if budget is not None:
         client = BudgetedClient(client, budget)

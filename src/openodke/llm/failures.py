@@ -4,7 +4,8 @@ Every failed call carries a :class:`FailureKind` (``LLMResponse.failure``). The 
 (``cut off at max_tokens``, ``refused``, ``empty``, ``off schema``) are answers the server gave
 that cannot be used; they are asked again once and never cached. The transport kinds (``timed
 out``, ``unreachable``, ``unauthorized``, ``rate limited``, ``HTTP error``, ``malformed reply``)
-are what retries could not mend.
+are what retries could not mend; ``batch expired`` and ``batch canceled`` are requests a
+provider's batch ended without answering.
 
 :class:`FailureTally` counts failures by kind across threads; :func:`enforce_failures` is the exit
 rule every model-calling command shares (``ground``, ``validate``, ``run``, ``bench run``, ``eval
@@ -47,6 +48,8 @@ class FailureKind(StrEnum):
     http = "HTTP error"
     malformed = "malformed reply"
     unreadable = "unreadable answer"
+    expired = "batch expired"
+    canceled = "batch canceled"
     other = "failed"
 
 

@@ -14,9 +14,18 @@ import math
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from typing import Protocol
 
 __all__ = ["RetryPolicy", "parse_retry_after", "retry_after_of"]
+
+
+class Headers(Protocol):
+    """Response headers read by name, in any letter case (httpx's, http.client's, a mapping)."""
+
+    def get(self, name: str, /) -> str | None:
+        """The header's value, or None."""
+        ...
 
 
 class RetryPolicy:
@@ -91,7 +100,7 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
     return max(when.timestamp() - current, 0.0)
 
 
-def retry_after_of(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+def retry_after_of(headers: Headers, *, now: float | None = None) -> float | None:
     """The wait a response asks for: ``retry-after-ms`` (milliseconds, OpenAI's and Azure's) first,
     then ``Retry-After``; None when neither is there or readable."""
     millis = headers.get("retry-after-ms")

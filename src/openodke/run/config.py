@@ -118,6 +118,10 @@ class RunConfig(_Frozen):
     stages: Stages
     inverses: bool | None = None
     coverage: bool = True
+    batch: bool = Field(
+        default=False,
+        description="Send the model calls through the providers' batch APIs (as --batch).",
+    )
     reextract: Reextract | None = None
     budget: Budget | None = None
     cache: Path | bool | None = Field(

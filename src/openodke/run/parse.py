@@ -33,6 +33,7 @@ TOP_KEYS = (
     "prices",
     "cache",
     "calibration",
+    "batch",
 )
 """Every top-level key of a run config."""
 
@@ -87,6 +88,7 @@ def parse_config(
     models = sections.models(found, mapping.get("models"), base)
     inverses = found.check(("inverses",), bool | None, mapping.get("inverses"))
     coverage = found.check(("coverage",), bool, mapping.get("coverage", True))
+    batch = found.check(("batch",), bool, mapping.get("batch", False))
     reextract = sections.reextract(found, mapping.get("reextract"))
     budget = sections.budget(found, mapping.get("budget"))
     sections.prices(found, mapping.get("prices"))
@@ -113,6 +115,7 @@ def parse_config(
         stages=stages,
         inverses=inverses,
         coverage=bool(coverage),
+        batch=bool(batch),
         reextract=reextract,
         budget=budget,
         cache=cache,

@@ -178,10 +178,10 @@ class RunPlan:
         total = self.calls
         most = self.max_usd
         shown = "unknown" if total is None else f"{total}"
-        cost = "unknown" if most is None else f"at most ${most:.4f}"
+        cost = "at most unknown" if most is None else f"at most ${most:.4f}"
         expected_usd = self.usd
         about = "unpriced" if expected_usd is None else f"about ${expected_usd:.4f}"
-        lines.append(f"  total    {shown} calls, {about}; {cost}")
+        lines.append(f"  total    {shown} calls, {about}, {cost}")
         lines += [f"  • {note}" for note in self.notes]
         lines.append("nothing was called or written")
         return "\n".join(lines)

@@ -39,6 +39,7 @@ KEYS = (
     "prices",
     "cache",
     "calibration",
+    "batch",
 )
 """The run config's top-level keys."""
 

@@ -168,6 +168,8 @@ def prepare(
         raise InputError("give --texts DIR (a folder of texts, or Document JSONL)")
     if settings is not None:
         _check_names(settings)  # a name not built is found before a missing key is
+    # --facts is read before the client opens the response cache: bad rows write nothing.
+    given = _rows(facts, documents, adapter) if facts is not None else None
     client = _client(settings, roles, cache=cache, no_cache=no_cache, budget=budget)
     context = StageContext(
         ontology=onto,
@@ -178,8 +180,8 @@ def prepare(
     )
     stages: dict[str, Any] = {}
     sinks: list[Any] = []
-    if facts is not None:
-        rows = _rows(facts, documents, adapter)
+    if given is not None:
+        rows = given
     elif settings is not None:
         rows = _config_rows(settings, context)
         stages, sinks = _config_stages(settings, context)

@@ -30,7 +30,12 @@ entity = st.builds(
     text.filter(str.strip), st.sampled_from(["Person", "person", "Thing", "a:b", "É"]),
     st.one_of(st.none(), text), st.lists(text, max_size=2),
 )  # fmt: skip
-value = st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False, allow_infinity=False), st.booleans(), text)
+value = st.one_of(
+    st.integers(-(10**6), 10**6),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    text,
+)
 row = st.builds(
     lambda s, o, v, literal: {
         "subject": s, "predicate": "p",
@@ -49,7 +54,7 @@ def _structs(rows: list[dict]) -> list[Reread]:
 
 
 @pytest.mark.parametrize(("end_words", "keys_of"), IMPLEMENTATIONS)
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rows=st.lists(row, min_size=1, max_size=8))
 def test_end_words_name_every_end_as_the_row_by_row_code(end_words, keys_of, rows) -> None:
     facts = _structs(rows)
@@ -82,7 +87,7 @@ def _columns(ends: list[Entity]) -> FactColumns:
     return FactColumns.of_facts(facts)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(pairs=st.lists(st.tuples(entity, entity), min_size=1, max_size=6))
 def test_end_words_pairs_equal_the_row_by_row_tests(pairs) -> None:
     ends = [Entity(**e) for pair in pairs for e in pair]

@@ -5,37 +5,91 @@ misses and splits the false positives (DECISIONS #38); ``Diagnosis.render()`` pr
 table. Fixes are in :mod:`openodke.eval.diagnosis.fixes`.
 """
 
-from openodke.eval.diagnosis.buckets import ALIKE, alike, diagnose
-from openodke.eval.diagnosis.inputs import inverse_pairs
-from openodke.eval.diagnosis.models import (
-    BUCKETS,
-    LABELS,
-    PRECISION_BUCKETS,
-    RECALL_BUCKETS,
-    Bucket,
-    Diagnosis,
-    DiagnosisExample,
-    DiagnosisRow,
-    Group,
-    Offered,
-    Rate,
-    Replay,
-)
-from openodke.eval.diagnosis.render import render_diagnosis
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# A function named as its module: imported here, or importing the module would put the module
+# where the function is expected (numpy is imported by the function, not the module).
 from openodke.eval.diagnosis.saturation import Saturation, saturation
-from openodke.eval.diagnosis.sentences import (
-    SentenceEvidence,
-    evidence_from_bench,
-    evidence_from_redocred,
-    name_key,
-    split_sentences,
-)
-from openodke.eval.diagnosis.trace import (
-    config_from_trace,
-    offered_from_config,
-    offered_from_trace,
-)
-from openodke.eval.diagnosis.view import DiagnosisView, diagnosis_view, gold_view
+
+if TYPE_CHECKING:
+    from openodke.eval.diagnosis.buckets import ALIKE, alike, diagnose
+    from openodke.eval.diagnosis.inputs import inverse_pairs
+    from openodke.eval.diagnosis.models import (
+        BUCKETS,
+        LABELS,
+        PRECISION_BUCKETS,
+        RECALL_BUCKETS,
+        Bucket,
+        Diagnosis,
+        DiagnosisExample,
+        DiagnosisRow,
+        Group,
+        Offered,
+        Rate,
+        Replay,
+    )
+    from openodke.eval.diagnosis.render import render_diagnosis
+    from openodke.eval.diagnosis.sentences import (
+        SentenceEvidence,
+        evidence_from_bench,
+        evidence_from_redocred,
+        name_key,
+        split_sentences,
+    )
+    from openodke.eval.diagnosis.trace import (
+        config_from_trace,
+        offered_from_config,
+        offered_from_trace,
+    )
+    from openodke.eval.diagnosis.view import DiagnosisView, diagnosis_view, gold_view
+
+_WHERE = {
+    "ALIKE": "openodke.eval.diagnosis.buckets",
+    "BUCKETS": "openodke.eval.diagnosis.models",
+    "Bucket": "openodke.eval.diagnosis.models",
+    "Diagnosis": "openodke.eval.diagnosis.models",
+    "DiagnosisExample": "openodke.eval.diagnosis.models",
+    "DiagnosisRow": "openodke.eval.diagnosis.models",
+    "DiagnosisView": "openodke.eval.diagnosis.view",
+    "Group": "openodke.eval.diagnosis.models",
+    "LABELS": "openodke.eval.diagnosis.models",
+    "Offered": "openodke.eval.diagnosis.models",
+    "PRECISION_BUCKETS": "openodke.eval.diagnosis.models",
+    "RECALL_BUCKETS": "openodke.eval.diagnosis.models",
+    "Rate": "openodke.eval.diagnosis.models",
+    "Replay": "openodke.eval.diagnosis.models",
+    "SentenceEvidence": "openodke.eval.diagnosis.sentences",
+    "alike": "openodke.eval.diagnosis.buckets",
+    "config_from_trace": "openodke.eval.diagnosis.trace",
+    "diagnose": "openodke.eval.diagnosis.buckets",
+    "diagnosis_view": "openodke.eval.diagnosis.view",
+    "evidence_from_bench": "openodke.eval.diagnosis.sentences",
+    "evidence_from_redocred": "openodke.eval.diagnosis.sentences",
+    "gold_view": "openodke.eval.diagnosis.view",
+    "inverse_pairs": "openodke.eval.diagnosis.inputs",
+    "name_key": "openodke.eval.diagnosis.sentences",
+    "offered_from_config": "openodke.eval.diagnosis.trace",
+    "offered_from_trace": "openodke.eval.diagnosis.trace",
+    "render_diagnosis": "openodke.eval.diagnosis.render",
+    "split_sentences": "openodke.eval.diagnosis.sentences",
+}
+"""Each public name's module: imported at first use, so a command that needs one helper (the
+sentence splitter, ``name_key``) does not load the whole diagnosis and numpy (DECISIONS #225)."""
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "ALIKE",

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: the diagnosis package names this module's function
+    import numpy as np
 
 __all__ = ["MIN_DOCUMENTS", "Saturation", "loglog_slope", "saturation"]
 
@@ -25,6 +27,8 @@ MIN_DOCUMENTS = 3
 
 def loglog_slope(length: np.ndarray, count: np.ndarray) -> float:
     """The OLS slope of log(count) on log(length): ``cov(x, y) / var(x)``."""
+    import numpy as np
+
     x, y = np.log(length), np.log(count)
     dx = x - x.mean()
     return float(dx @ (y - y.mean()) / (dx @ dx))
@@ -53,6 +57,8 @@ def saturation(
     gold: Sequence[int] | np.ndarray,
 ) -> Saturation:
     """Fit both slopes over the documents given (one entry per document, same order)."""
+    import numpy as np
+
     length = np.asarray(lengths, dtype=float)
     ext = np.asarray(extractions, dtype=float)
     gol = np.asarray(gold, dtype=float)

@@ -70,6 +70,13 @@ class TypeMap(dict[str, str]):
 
     path: str | None = None
 
+    @classmethod
+    def copy_of(cls, mapping: Mapping[str, str] | None) -> TypeMap:
+        """A copy of ``mapping`` that keeps the file it was read from, if it was."""
+        out = cls(mapping or {})
+        out.path = getattr(mapping, "path", None)
+        return out
+
 
 @dataclass(frozen=True)
 class Identity:

@@ -88,12 +88,12 @@ def evaluate_pipeline(
     Raises InputError (unreadable input, exit 2 on the command line) and PipelineError (the
     command or function failed).
     """
-    if isinstance(type_map, Mapping):
-        mapped = dict(type_map)
-    else:
-        from openodke.eval.engine.identity import read_type_map
+    from openodke.eval.engine.identity import TypeMap, read_type_map
 
-        mapped = read_type_map(Path(type_map)) if type_map is not None else {}
+    if isinstance(type_map, Mapping):
+        mapped = TypeMap.copy_of(type_map)
+    else:
+        mapped = read_type_map(Path(type_map)) if type_map is not None else TypeMap()
     done = pipeline_run(
         labels=_path(labels),
         documents=_path(documents),
@@ -148,7 +148,7 @@ def pipeline_run(
     ``extras`` (``--validator``, ``--adjudicate``, ``--lenient``, with their model) add rows and
     sections; ``on_stderr`` gets each line a ``--cmd`` command writes to stderr.
     """
-    from openodke.eval.engine.identity import Identity
+    from openodke.eval.engine.identity import Identity, TypeMap
     from openodke.eval.pipeline import collect, run_callable, run_command
     from openodke.eval.pipeline.evaluate import (
         DiagnosisOptions,
@@ -156,7 +156,7 @@ def pipeline_run(
         label_inputs,
         score_pipeline,
     )
-    from openodke.eval.pipeline.extras import Extras, extend_result
+    from openodke.eval.pipeline.extras import Extras, extend_in_batches, extend_result
     from openodke.eval.pipeline.stream import score_predictions
     from openodke.eval.report.models import Cost, Latency
     from openodke.eval.stages.gold_rows import is_triples_file
@@ -166,7 +166,7 @@ def pipeline_run(
         raise InputError("give exactly one of --cmd, --run or --predictions")
     sniff = adapter is None  # only then may --predictions be a benchmark's own submission
     adapter = adapter or "triples"
-    mapped = dict(type_map or {})
+    mapped = TypeMap.copy_of(type_map)  # keeps the file it was read from, for refusals
     Identity(match=match)  # type: ignore[arg-type]  # refused here, before any file is read
     if not math.isfinite(timeout) or timeout <= 0:
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}")
@@ -276,7 +276,8 @@ def pipeline_run(
         diagnosis=None if extras.active else diagnosis,
     )
     with extras:
-        extended = extend_result(
+        extend = extend_in_batches if extras.batch and extras.active else extend_result
+        extended = extend(
             result,
             inputs,
             extras,

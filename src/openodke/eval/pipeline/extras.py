@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the judges, the ground model and HTTP load only when an ext
     from openodke.eval.pipeline.judge_client import GroundModel, Provenance
     from openodke.run.config import RunConfig
 
-__all__ = ["Extended", "Extras", "extend_result", "with_small_set_note"]
+__all__ = ["Extended", "Extras", "extend_in_batches", "extend_result", "with_small_set_note"]
 
 
 def _judge_client() -> Any:
@@ -53,6 +53,10 @@ class Extras:
     model: GroundModel | None = None
     allow_failures: float | None = None
     """The share of judge calls that may fail (``--allow-failures``)."""
+    batch: bool = False
+    """Ask the judges through the provider's batch API (``--batch``, or ``batch: true``)."""
+    batch_poll: float | None = None
+    """Seconds between the first polls of a batch (``--batch-poll``)."""
 
     @property
     def active(self) -> bool:
@@ -92,6 +96,35 @@ class _Parts:
     refused: list[Fact] | None = None
     pairs: list[Any] | None = None
     provenance: Provenance = field(default_factory=lambda: _judge_client().Provenance())
+
+
+def extend_in_batches(
+    result: PipelineResult,
+    inputs: PipelineInputs,
+    extras: Extras,
+    *,
+    written: Sequence[Fact] = (),
+    diagnosis: DiagnosisOptions | None = None,
+) -> Extended:
+    """:func:`extend_result` with the judges' calls sent through the provider's batch API: each
+    round of batches runs the extras again on a ground model built anew (its client is the batch
+    chain, its meter counts the last run only); the scored row is not made again."""
+    import dataclasses
+
+    from openodke.llm.batch import BatchEngine, run_batched
+
+    assert extras.model is not None, "extras need the ground model"
+    options = extras.model.options
+
+    def job() -> Extended:
+        model = _judge_client().GroundModel(extras.config, options)
+        try:
+            renewed = dataclasses.replace(extras, model=model)
+            return extend_result(result, inputs, renewed, written=written, diagnosis=diagnosis)
+        finally:
+            model.close()
+
+    return run_batched(job, BatchEngine(poll=extras.batch_poll))
 
 
 def extend_result(

@@ -1,0 +1,326 @@
+"""``--batch`` on the real commands, against a local server speaking the providers' batch APIs:
+``odke ground``, ``odke run``, ``odke validate`` and the judges of ``odke eval pipeline``; the dry
+run's price, the refusals, the exits, a kill -9 and a SIGTERM while a batch is polled."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from openodke.llm.batch.state import STATE_FILE
+from tests.conftest import ROOT
+from tests.ground.test_cli_ground import ANSWERS, FACTS, ONTOLOGY, TEXTS, VERDICTS, read_facts
+
+ODKE = [sys.executable, "-c", "from openodke.cli import entry; entry()"]
+
+
+@pytest.fixture
+def batches(batch_server, monkeypatch, tmp_path):
+    """An OpenAI batch server the commands reach through OPENAI_BASE_URL; cwd is tmp_path."""
+    running = batch_server("openai", ANSWERS)
+    monkeypatch.setenv("OPENAI_BASE_URL", running.base_url)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    monkeypatch.chdir(tmp_path)
+    return running
+
+
+def ground(odke, *extra: str):
+    return odke(
+        "ground", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY), *extra
+    )
+
+
+def test_ground_in_a_batch_gives_the_live_verdicts_at_the_batch_price(
+    odke, batches, tmp_path
+) -> None:
+    result = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out", "--json")
+    assert result.exit_code == 0, result.stderr
+    facts = read_facts(tmp_path / "out" / "facts.jsonl")
+    assert {i: row["verdict"] for i, row in facts.items()} == VERDICTS
+    assert [len(b.requests) for b in batches.submissions] == [5]  # r4 is settled for free
+    summary = json.loads(result.stdout)
+    assert summary["calls"] == 5 and summary["cached"] == 0 and summary["failed"] == 0
+    # The server counts words as tokens; at gpt-4o-mini's batch rate ($0.075 / $0.30 per M).
+    answers = [r for b in batches.submissions for r in b.results]
+    tokens = [r["response"]["body"]["usage"] for r in answers]
+    expected = sum(u["prompt_tokens"] * 0.075 + u["completion_tokens"] * 0.30 for u in tokens) / 1e6
+    assert summary["cost_usd"] == pytest.approx(expected)
+    assert "requests submitted" in result.stderr and "at the batch price" in result.stderr
+    seen = len(batches.requests)
+    again = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--json")
+    assert again.exit_code == 0 and len(batches.requests) == seen
+    assert json.loads(again.stdout)["cached"] == 5
+
+
+def test_the_dry_run_says_the_batch_price(odke, batches) -> None:
+    live = ground(odke, "--model", "openai/gpt-4o-mini", "--dry-run", "--json")
+    batch = ground(odke, "--model", "openai/gpt-4o-mini", "--dry-run", "--json", "--batch")
+    assert live.exit_code == batch.exit_code == 0, batch.stderr
+    live_plan, batch_plan = json.loads(live.stdout), json.loads(batch.stdout)
+    assert batch_plan["batch"] is True and "batch rate" in " ".join(batch_plan["notes"])
+    assert batch_plan["usd"] == pytest.approx(live_plan["usd"] / 2, abs=1e-6)  # half (rounded)
+    text = ground(odke, "--model", "openai/gpt-4o-mini", "--dry-run", "--batch")
+    assert "priced at the provider's batch rate (--batch)" in text.stdout
+    assert batches.requests == []
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--model", "ollama/llama3"], "ollama/llama3 has no batch API"),
+        (["--model", "openai/gpt-4o-mini", "--no-cache"], "--batch needs the response cache"),
+    ],
+)
+def test_batch_is_refused_where_it_cannot_work(odke, batches, args, said) -> None:
+    result = ground(odke, *args, "--batch")
+    assert result.exit_code == 2 and said in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and batches.requests == []
+
+
+@pytest.mark.parametrize(
+    ("fault", "code", "said"),
+    [
+        ("401", 1, "HTTP 401"),
+        ("failed", 1, "failed: the file is bad"),
+    ],
+)
+def test_a_batch_that_fails_exits_1_with_one_line_and_writes_nothing(
+    odke, batches, tmp_path, fault, code, said
+) -> None:
+    batches.batch_fault = fault
+    result = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out")
+    assert result.exit_code == code and said in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
+    assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+
+
+def test_a_budget_that_cannot_cover_the_batch_exits_3_before_submitting(odke, batches) -> None:
+    result = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "--budget-usd", "0.00001")
+    assert result.exit_code == 3 and "nothing was submitted" in result.stderr
+    assert batches.requests == []
+
+
+def test_item_failures_follow_the_exit_rule(odke, batches, tmp_path) -> None:
+    batches.item_fault("errored", match="Kalvik")
+    result = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out")
+    assert result.exit_code == 1 and "1 of 6 facts unchecked (1 HTTP error)" in result.stderr
+    allowed = ground(
+        odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--allow-failures", "0.5"
+    )
+    assert allowed.exit_code == 0, allowed.stderr  # asked again: answered this time
+
+
+RUN_CONFIG = {
+    "ontology": "ontology.json",
+    "inputs": [{"path": "register.csv", "tier": "authoritative"}],
+    "stages": {
+        "extractor": {
+            "use": "pattern",
+            "mappings": {"name": "legal_name", "founded": "founded", "city": "headquartered_in"},
+            "subject_type": "Company",
+        },
+        "grounder": "llm",
+        "gate": "verdict",
+        "sink": {"use": "jsonl", "directory": "out"},
+    },
+    "batch": True,
+}
+
+
+@pytest.fixture
+def run_folder(batch_server, tmp_path):
+    from tests.run.conftest import ONTOLOGY as RUN_ONTOLOGY
+    from tests.run.conftest import REGISTER
+
+    server = batch_server("anthropic", lambda prompt: '{"verdict": "supported"}')
+    (tmp_path / "ontology.json").write_text(json.dumps(RUN_ONTOLOGY))
+    (tmp_path / "register.csv").write_text(REGISTER)
+    config = dict(
+        RUN_CONFIG,
+        models={"ground": {"model": "anthropic/claude-haiku-4-5", "base_url": server.base_url}},
+    )
+    (tmp_path / "odke.yaml").write_text(json.dumps(config))
+    return tmp_path, server
+
+
+def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> None:
+    folder, server = run_folder
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    result = odke("run", str(folder / "odke.yaml"), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert [len(b.requests) for b in server.submissions] == [6]
+    facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
+    assert facts and {f["verdict"] for f in facts} == {"supported"}
+    seen = len(server.requests)
+    assert odke("run", str(folder / "odke.yaml")).exit_code == 0 and len(server.requests) == seen
+
+
+def test_validate_with_batch(odke, batches, tmp_path) -> None:
+    (tmp_path / "odke.yaml").write_text(
+        json.dumps({"models": {"ground": "openai/gpt-4o-mini"}, "stages": {"grounder": "llm"}})
+    )
+    result = odke(
+        "validate", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY),
+        "--config", "odke.yaml", "--batch", "-o", "out", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert len(batches.submissions) == 1 and "at the batch price" in result.stderr
+    assert (tmp_path / "out").is_dir()
+
+
+# -- a process killed, and a signal, while a batch is polled ----------------------------------
+
+
+def _env(server_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    return {
+        **env,
+        "PYTHONPATH": str(ROOT / "src"),
+        "OPENAI_BASE_URL": server_url,
+        "ODKE_BATCH_POLL": "0.05",
+    }
+
+
+def _command() -> list[str]:
+    return [
+        *ODKE, "ground", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY),
+        "--model", "openai/gpt-4o-mini", "--batch", "-o", "out",
+    ]  # fmt: skip
+
+
+def _wait(condition, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _polled(server, times: int):
+    return lambda: server.submissions and server.submissions[0].reads >= times
+
+
+def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
+    batch_server, tmp_path
+) -> None:
+    server = batch_server("openai", ANSWERS)
+    server.batch_fault = "never"
+    child = subprocess.Popen(
+        _command(), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+    )
+    try:
+        assert _wait(_polled(server, 2), 60), "the batch was never polled"
+        child.kill()
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert (tmp_path / ".odke-cache" / STATE_FILE).exists() and not (tmp_path / "out").exists()
+    server.batch_fault = None
+    rerun = subprocess.run(
+        _command(),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert len(server.submissions) == 1 and "found from an earlier run" in rerun.stderr
+    assert {
+        i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
+    } == VERDICTS
+    assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+    seen = len(server.requests)
+    third = subprocess.run(
+        _command(),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert third.returncode == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_polling_exits_at_once_leaving_the_batch_named(
+    batch_server, tmp_path, sig
+) -> None:
+    server = batch_server("openai", ANSWERS)
+    server.batch_fault = "never"
+    env = {**_env(server.base_url), "ODKE_BATCH_POLL": "5"}  # asleep between polls
+    child = subprocess.Popen(_command(), cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait(_polled(server, 1), 60), "the batch was never polled"
+        time.sleep(0.2)
+        sent = time.monotonic()
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 128 + sig, err
+    assert took <= 2.0, f"exited {took:.2f} s after the signal"
+    batch_id = server.submissions[0].id
+    assert f"batch {batch_id}" in err and "rerun the same command to collect it" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+    assert (tmp_path / ".odke-cache" / STATE_FILE).exists()
+
+
+# -- the judges of eval pipeline --------------------------------------------------------------
+
+
+def test_the_judges_in_batches_give_the_live_numbers(batch_server, tmp_path, monkeypatch) -> None:
+    from openodke.bench import load_bench, prepare_text2kgbench
+    from tests.cli.test_eval_pipeline_judges import answers
+    from tests.conftest import DATA, run_odke
+    from tests.eval.pipeline.vicuna_validator import write_config, write_subset_facts
+    from tests.support.llm_server import ReplayServer
+
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    folder = tmp_path / "movie"
+    prepare_text2kgbench(DATA, folder, ontology="ont_1_movie")
+    facts = tmp_path / "vicuna25.jsonl"
+    write_subset_facts(folder, load_bench(folder), facts)
+    server = batch_server("openai", answers())
+    outputs = {}
+    with ReplayServer("openai", answers()) as live:
+        for name, url, extra in (
+            ("live", live.base_url, []),
+            ("batch", server.base_url, ["--batch"]),
+        ):
+            local = {"model": "openai/gpt-4o-mini", "base_url": url}
+            config = write_config(folder, f"odke-{name}.json", extract=local, ground=local)
+            result = run_odke(
+                "eval", "pipeline", "--bench", str(folder), "--predictions", str(facts),
+                "--config", str(config), "--validator", "--cache", str(tmp_path / f"cache-{name}"),
+                "--adjudicate", str(tmp_path / f"adjudicated-{name}.jsonl"),
+                "--lenient", str(tmp_path / f"pairs-{name}.jsonl"),
+                "--report", str(tmp_path / f"report-{name}.json"), *extra,
+            )  # fmt: skip
+            assert result.exit_code == 0, result.stderr
+            outputs[name] = result
+    read = lambda n: (tmp_path / n).read_text(encoding="utf-8")  # noqa: E731
+    assert read("adjudicated-live.jsonl") == read("adjudicated-batch.jsonl")
+    reports = [json.loads(read(f"report-{n}.json")) for n in ("live", "batch")]
+    assert reports[0]["adjudication"] == reports[1]["adjudication"]
+    assert reports[0]["rows"][1]["performance"] == reports[1]["rows"][1]["performance"]
+    # Each distinct question once, as the live run one call at a time asks them
+    # (test_eval_pipeline_judges: 165 + 2 * 152 + 2 * 25); concurrent live workers may ask a
+    # repeated one twice before the cache has it, a batch holds it once.
+    asked = sum(len(b.requests) for b in server.submissions)
+    assert asked == 165 + 2 * 152 + 2 * 25 and len(server.submissions) >= 2
+    assert "at the batch price" in outputs["batch"].stderr
