@@ -234,13 +234,16 @@ def problems(
         found.append(f"left {len(outcome.leftover)} processes")
     if outcome.temp_left:
         found.append(f"left temp files {outcome.temp_left[:3]}")
-    if outcome.code == 2 and names and not _NOT_A_FILE.search(outcome.stderr):
-        if not any(name in outcome.stderr for name in names):
+    # Where the refusal is: stderr, or stdout for a command whose report is its output and
+    # whose exit says there were errors (odke ontology validate prints each as path: message).
+    said = outcome.stderr if outcome.stderr.strip() else outcome.stdout
+    if outcome.code == 2 and names and not _NOT_A_FILE.search(said):
+        if not any(name in said for name in names):
             found.append("refusal names no input file")
         elif line and not any(
             _LINE.search(chunk.split(name, 1)[1][:12])
             for name in names
-            for chunk in outcome.stderr.splitlines()
+            for chunk in said.splitlines()
             if name in chunk
         ):
             found.append("refusal names no line")
