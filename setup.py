@@ -8,6 +8,8 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("openodke.eval.engine._keyhash", ["src/openodke/eval/engine/_keyhash.c"], optional=True)
+        Extension(
+            "openodke.eval.engine._keyhash", ["src/openodke/eval/engine/_keyhash.c"], optional=True
+        )
     ]
 )
