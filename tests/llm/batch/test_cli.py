@@ -16,6 +16,7 @@ import pytest
 from openodke.llm.batch.state import STATE_FILE
 from tests.conftest import ROOT
 from tests.ground.test_cli_ground import ANSWERS, FACTS, ONTOLOGY, TEXTS, VERDICTS, read_facts
+from tests.run.conftest import e2e  # noqa: F401 - a fixture, used by name
 
 ODKE = [sys.executable, "-c", "from openodke.cli import entry; entry()"]
 
@@ -324,3 +325,43 @@ def test_the_judges_in_batches_give_the_live_numbers(batch_server, tmp_path, mon
     asked = sum(len(b.requests) for b in server.submissions)
     assert asked == 165 + 2 * 152 + 2 * 25 and len(server.submissions) >= 2
     assert "at the batch price" in outputs["batch"].stderr
+
+
+# -- eval ablation --------------------------------------------------------------------------
+
+
+def test_the_ablation_in_batches_gives_the_live_table(
+    odke,
+    batch_server,
+    llm_server,
+    e2e,  # noqa: F811 - the fixture imported above
+    monkeypatch,
+) -> None:
+    from tests.support.llm_server import Answer
+
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    monkeypatch.chdir(e2e)
+    supported, contradicted = '{"verdict": "supported"}', '{"verdict": "contradicted"}'
+    live = llm_server("openai", [Answer(contradicted, contains=("Mirefield",)), Answer(supported)])
+    batches = batch_server("openai", lambda p: contradicted if "Mirefield" in p else supported)
+    config = e2e / "odke.yaml"
+    text = config.read_text(encoding="utf-8").replace("  ground: ollama/qwen2.5:3b\n", "")
+    text = text.replace("    ground: recorded/ground.json\n", "")
+    tables = {}
+    for name, server, extra in (("live", live, []), ("batch", batches, ["--batch"])):
+        ground = f"  ground: {{model: openai/gpt-4o-mini, base_url: '{server.base_url}'}}\n"
+        (e2e / f"odke-{name}.yaml").write_text(text.replace("models:\n", "models:\n" + ground))
+        args = ["eval", "ablation", "--config", f"odke-{name}.yaml", "--labels", "gold.jsonl"]
+        result = odke(*args, *extra)
+        assert result.exit_code == 0, result.stderr
+        # the table and every note (the verdicts move "refusing contradicted would keep ...");
+        # only the cost line differs: the batch price
+        tables[name] = [x for x in result.stdout.splitlines() if "model cost:" not in x]
+        if name == "batch":
+            assert "at the batch price" in result.stderr
+            asked = sum(len(b.requests) for b in batches.submissions)
+            assert asked == 36 and len(live.requests) == 36  # one per extracted fact
+            again = odke(*args, *extra)  # every answer cached: nothing submitted
+            assert again.exit_code == 0
+            assert sum(len(b.requests) for b in batches.submissions) == asked
+    assert tables["batch"] == tables["live"]
