@@ -157,7 +157,7 @@ def pipeline_run(
         score_pipeline,
     )
     from openodke.eval.pipeline.extras import Extras, extend_in_batches, extend_result
-    from openodke.eval.pipeline.stream import score_predictions
+    from openodke.eval.pipeline.stream import score_predictions, score_run
     from openodke.eval.report.models import Cost, Latency
     from openodke.eval.stages.gold_rows import is_triples_file
     from openodke.ontology import Ontology
@@ -184,7 +184,11 @@ def pipeline_run(
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
         # Fact rows, triples rows and adapters' output go straight to the engine's columns
         columns = (
-            (predictions is not None or cmd is not None)
+            (
+                predictions is not None
+                or cmd is not None
+                or adapter.strip().casefold() == "triples"  # --run: its rows, Facts or dicts
+            )
             and not extras.active
             and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
@@ -214,6 +218,16 @@ def pipeline_run(
                     diagnosis=diagnosis,
                     usage=(Cost(), Latency(seconds=round(ran.seconds, 3))),
                 )
+            return PipelineRun(result, inputs)
+        if columns and run is not None:
+            result = score_run(
+                run,
+                labels,
+                inputs,
+                timeout=timeout,
+                run_inputs={"run": _run_label(run)},
+                diagnosis=diagnosis,
+            )
             return PipelineRun(result, inputs)
     if ontology is not None and bench is not None:
         inputs.ontology = Ontology.load(ontology)
@@ -255,9 +269,7 @@ def pipeline_run(
         usage = (Cost(), Latency(seconds=round(ran.seconds, 3)))
     else:
         assert run is not None
-        run_inputs["run"] = (
-            run if isinstance(run, str) else getattr(run, "__qualname__", type(run).__name__)
-        )
+        run_inputs["run"] = _run_label(run)
         got = collect(
             run_callable(run, docs, adapter=adapter, timeout=timeout),
             docs,
@@ -285,3 +297,8 @@ def pipeline_run(
             diagnosis=diagnosis if extras.active else None,
         )
     return PipelineRun(extended.result, inputs, extended)
+
+
+def _run_label(run: str | object) -> str:
+    """How the report names a ``--run`` function."""
+    return run if isinstance(run, str) else getattr(run, "__qualname__", type(run).__name__)

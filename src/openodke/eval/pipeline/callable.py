@@ -27,7 +27,7 @@ from openodke.eval.pipeline.collect import as_rows
 from openodke.protocols import bind_stage, call_stage, exited, load_stage
 from openodke.types import Document, Fact
 
-__all__ = ["RUN_CONTRACT", "run_callable", "run_each"]
+__all__ = ["RUN_CONTRACT", "run_callable", "run_each", "streamed_call"]
 
 RUN_CONTRACT = (
     "eval pipeline --run calls a function once with the list of Documents, or a class with "
@@ -73,6 +73,39 @@ def run_callable(
     return list(as_rows(items, where=f"--run {label}"))
 
 
+@contextmanager
+def streamed_call(
+    spec: str | object, documents: Sequence[Document], *, timeout: float | None = None
+) -> Iterator[Iterator[Any]]:
+    """:func:`run_callable` with the ``triples`` adapter, its items given as they come: a
+    function's returned list or generator is read one item at a time (not listed), an
+    Extractor's items as :func:`run_each` lists them. The items are as returned (for
+    :func:`~openodke.eval.pipeline.collect.iter_rows`); ``timeout`` covers the whole block.
+
+    Raises:
+        InputError: the spec does not load.
+        PipelineError: as :func:`run_callable`, while the items are read too.
+    """
+    stage = load_stage(spec) if isinstance(spec, str) else spec
+    docs = list(documents)
+    label = spec if isinstance(spec, str) else getattr(spec, "__qualname__", type(spec).__name__)
+    with _deadline(timeout, label):
+        yield _lazily(stage, docs)
+
+
+def _lazily(stage: object, docs: list[Document]) -> Iterator[Any]:
+    if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
+        return iter(run_each(stage, docs))
+    function = bind_stage(stage, "run")
+    name = getattr(function, "__qualname__", type(function).__name__)
+    where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
+    try:
+        returned = call_stage(function, docs, where=where)
+    except PipelineError as error:
+        raise _with_contract(error) from error.__cause__
+    return _each(_checked(returned, name, where), name, where)
+
+
 class _PastDeadline(BaseException):
     """Raised into the user's code when ``--timeout`` passes (a BaseException: an ``except
     Exception`` in that code does not swallow it)."""
@@ -107,16 +140,7 @@ def _deadline(seconds: float | None, spec: str) -> Iterator[None]:
 
 
 def _call(stage: object, docs: list[Document]) -> list[Any]:
-    if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
-        return run_each(stage, docs)
-    function = bind_stage(stage, "run")
-    name = getattr(function, "__qualname__", type(function).__name__)
-    where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
-    try:
-        returned = call_stage(function, docs, where=where)
-    except PipelineError as error:
-        raise _with_contract(error) from error.__cause__
-    return _listed(returned, name, where)
+    return list(_lazily(stage, docs))
 
 
 def run_each(stage: object, documents: Sequence[Document]) -> list[Any]:
@@ -144,6 +168,11 @@ def _with_contract(error: PipelineError) -> PipelineError:
 
 def _listed(returned: Any, name: str, where: str) -> list[Any]:
     """What a call returned, as a list; PipelineError when it is not a list of items."""
+    return list(_each(_checked(returned, name, where), name, where))
+
+
+def _checked(returned: Any, name: str, where: str) -> Iterable[Any]:
+    """``returned``, or PipelineError when it is not an iterable of items."""
     # A model, a mapping or a string is iterable but is not a list of rows.
     if not isinstance(returned, Iterable) or isinstance(
         returned, str | bytes | Mapping | BaseModel
@@ -152,8 +181,20 @@ def _listed(returned: Any, name: str, where: str) -> list[Any]:
             f"{name} returned {type(returned).__name__}: expected a list of triples rows, "
             f"TripleRows or Facts (on {where}; {RUN_CONTRACT})"
         )
+    return returned
+
+
+def _each(returned: Iterable[Any], name: str, where: str) -> Iterator[Any]:
+    """The items of ``returned`` one at a time (a generator runs the pipeline as it is read):
+    what the function raises, or its ``sys.exit``, is a PipelineError naming it."""
     try:
-        return list(returned)  # a generator runs the pipeline here
+        items = iter(returned)
+        while True:
+            try:
+                item = next(items)
+            except StopIteration:
+                return
+            yield item
     except OdkeError:
         raise
     except Exception as error:

@@ -12,7 +12,7 @@ document are dropped and counted in a note, and the rest become Facts by
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from openodke.ontology import Ontology
 from openodke.safeio import load_jsonl, max_file_bytes, max_line_bytes
 from openodke.types import Document, Fact
 
-__all__ = ["Collected", "as_rows", "check_last_line", "collect"]
+__all__ = ["Collected", "as_rows", "check_last_line", "collect", "iter_rows"]
 
 _NOT_JSONL = frozenset({"graphrag"})  # tables (CSV, parquet) or a folder of them
 _BLOCK = 65536
@@ -122,10 +122,14 @@ def as_rows(items: Iterable[Any], *, where: str) -> list[TripleRow | Fact]:
 
     InputError ``<where>: item <n>: <problem>`` (n from 1) for an item that is neither.
     """
-    out: list[TripleRow | Fact] = []
+    return list(iter_rows(items, where=where))
+
+
+def iter_rows(items: Iterable[Any], *, where: str) -> Iterator[TripleRow | Fact]:
+    """:func:`as_rows` one item at a time, as ``items`` yields them."""
     for number, item in enumerate(items, start=1):
         if isinstance(item, TripleRow | Fact):
-            out.append(item)
+            yield item
             continue
         library = adapter_for(item)
         if library is not None:
@@ -144,11 +148,11 @@ def as_rows(items: Iterable[Any], *, where: str) -> list[TripleRow | Fact]:
         if unknown is not None:
             raise InputError(f"{where}: item {number}: {unknown}")
         try:
-            out.append(model.model_validate(dict(item)))
+            row = model.model_validate(dict(item))
         except ValidationError as error:
             message = validation_message(error).replace("Value error, ", "")
             raise InputError(f"{where}: item {number}: {message}") from None
-    return out
+        yield row
 
 
 def check_last_line(path: str | Path, *, from_command: bool = False) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, cited_column
-from openodke.eval.engine.rows import ModelRows
-from openodke.eval.pipeline.collect import check_last_line
+from openodke.eval.engine.rows import ModelRows, RowSource
+from openodke.eval.pipeline.callable import streamed_call
+from openodke.eval.pipeline.collect import check_last_line, iter_rows
 from openodke.eval.pipeline.evaluate import (
     DiagnosisOptions,
     PipelineInputs,
@@ -47,7 +48,17 @@ from openodke.interop.triples import iter_triples_at, triples_at
 from openodke.ontology import Ontology
 from openodke.types import Document, Fact
 
-__all__ = ["BLOCK", "FileTriples", "PackedRows", "Streamed", "score_predictions", "stream_columns"]
+__all__ = [
+    "BLOCK",
+    "FileTriples",
+    "PackedFacts",
+    "PackedRows",
+    "Streamed",
+    "score_predictions",
+    "score_run",
+    "stream_columns",
+    "stream_items",
+]
 
 BLOCK = 1024
 """Facts hashed into columns at once (then dropped)."""
@@ -71,12 +82,12 @@ class PackedRows:
         self._open = bytearray()  # the block being filled
         self._rows = 0
 
-    def add(self, row: TripleRow, offset: int) -> None:
-        """Keep ``row`` (only the fields it set)."""
+    def add(self, row: TripleRow | Fact, offset: int) -> None:
+        """Keep ``row`` (a TripleRow: only the fields it set)."""
         if not self._open:
             self._firsts.append(self._rows)
         # JSON escapes a line end inside a string: one row is one line
-        self._open += row.model_dump_json(exclude_unset=True).encode("utf-8") + b"\n"
+        self._open += self._dump(row) + b"\n"
         self._rows += 1
         if len(self._open) >= _PACK:
             self._close()
@@ -98,11 +109,52 @@ class PackedRows:
             block = bisect_right(firsts, i) - 1
             if block != opened:
                 opened, lines = block, zlib.decompress(self._blocks[block]).split(b"\n")
-            out[k] = self._fact(TripleRow.model_validate_json(lines[i - firsts[block]]))
+            out[k] = self._decode(lines[i - firsts[block]])
         return out
+
+    def _dump(self, row: Any) -> bytes:
+        """A row's JSON (only the fields it set)."""
+        return row.model_dump_json(exclude_unset=True).encode("utf-8")
+
+    def _decode(self, line: bytes) -> Any:
+        """The Fact of a row's JSON."""
+        return self._fact(TripleRow.model_validate_json(line))
 
     def _fact(self, row: TripleRow) -> Fact:
         return to_fact(row, self.index.get(row.doc), self.ontology)
+
+
+class PackedFacts(PackedRows):
+    """Facts a ``--run`` function returned, kept as their JSON (every field: the same ``id``),
+    compressed a block at a time, made again when fetched."""
+
+    def _dump(self, row: Any) -> bytes:
+        return row.model_dump_json().encode("utf-8")
+
+    def _decode(self, line: bytes) -> Any:
+        return Fact.model_validate_json(line)
+
+
+class _Joined:
+    """Two row sources as one: ``first``'s rows, then ``second``'s."""
+
+    def __init__(self, first: PackedRows, second: PackedRows) -> None:
+        self.first, self.second = first, second
+
+    def __len__(self) -> int:
+        return len(self.first) + len(self.second)
+
+    def fetch(self, rows: Sequence[int]) -> list[Any]:
+        """The Facts of ``rows``, in that order."""
+        cut = len(self.first)
+        out: list[Any] = [None] * len(rows)
+        lower = [(k, int(i)) for k, i in enumerate(rows) if i < cut]
+        upper = [(k, int(i) - cut) for k, i in enumerate(rows) if i >= cut]
+        for side, wanted in ((self.first, lower), (self.second, upper)):
+            if wanted:
+                for (k, _), fact in zip(wanted, side.fetch([i for _, i in wanted]), strict=True):
+                    out[k] = fact
+        return out
 
 
 class FileTriples(PackedRows):
@@ -114,7 +166,7 @@ class FileTriples(PackedRows):
         self.path = path
         self._offsets = array("q")
 
-    def add(self, row: TripleRow, offset: int) -> None:
+    def add(self, row: TripleRow | Fact, offset: int) -> None:
         """Keep where ``row``'s line starts."""
         self._offsets.append(offset)
 
@@ -194,6 +246,83 @@ def stream_columns(
         notes=[*matched.notes, *(graphrag.notes() if graphrag is not None else [])],
         evidence_kinds=kinds,
     )
+
+
+def stream_items(
+    items: Iterable[Any],
+    documents: Sequence[Document],
+    *,
+    ontology: Ontology | None = None,
+    checks: FactChecks | None = None,
+) -> Streamed:
+    """What a ``--run`` function returned (triples row dicts, TripleRows, Facts or Fact dicts,
+    in any mix), read into columns as ``items`` yields them: :func:`~openodke.eval.pipeline.
+    collect`'s Facts in its order (the Fact items, then a Fact per matched row), notes and
+    errors, converted and hashed :data:`BLOCK` items at a time, without a Fact per item held."""
+    index = DocumentIndex(documents)
+    matcher = RowMatcher(index)
+    given, kept = PackedFacts(index, ontology), PackedRows(index, ontology)
+    kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
+    shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
+    fact_parts: list[FactColumns] = []
+    row_parts: list[FactColumns] = []
+    facts: list[Fact] = []
+    block: list[Fact] = []
+    read = 0
+    for item in iter_rows(items, where="returned rows"):
+        read += 1
+        if isinstance(item, Fact):
+            given.add(item, 0)
+            facts.append(item)
+            if len(facts) == BLOCK:
+                fact_parts.append(_columns(facts, shared, checks))
+                facts = []
+            continue
+        doc = matcher.document(item)
+        if doc is None:
+            continue
+        kinds[evidence_kind(item, doc)] += 1
+        kept.add(item, 0)
+        block.append(to_fact(item, doc, ontology))
+        if len(block) == BLOCK:
+            row_parts.append(_columns(block, shared, checks))
+            block = []
+    if facts:
+        fact_parts.append(_columns(facts, shared, checks))
+    if block or not (fact_parts or row_parts):
+        row_parts.append(_columns(block, shared, checks))
+    matched = matcher.result([])
+    source: RowSource = _Joined(given, kept) if len(given) else kept
+    return Streamed(
+        columns=FactColumns.concat([*fact_parts, *row_parts], source),
+        rows_read=read,
+        dropped=matched.dropped,
+        notes=list(matched.notes),
+        evidence_kinds=kinds,
+    )
+
+
+def score_run(
+    run: str | object,
+    labels: Path,
+    inputs: PipelineInputs,
+    *,
+    timeout: float | None = None,
+    run_inputs: dict[str, str] | None = None,
+    diagnosis: DiagnosisOptions | None = None,
+) -> PipelineResult:
+    """Score a ``--run`` function's items (the ``triples`` adapter) against labels, read
+    straight into columns as it returns or yields them (:func:`stream_items`); ``timeout``
+    covers the call and the reading of its items. ``inputs`` as :func:`score_predictions`."""
+
+    def read(checks: FactChecks) -> tuple[FactColumns, list[str]]:
+        with streamed_call(run, inputs.documents, timeout=timeout) as items:
+            streamed = stream_items(
+                items, inputs.documents, ontology=inputs.ontology, checks=checks
+            )
+        return streamed.columns, streamed.notes
+
+    return score_streamed(read, labels, inputs, run_inputs=run_inputs, diagnosis=diagnosis)
 
 
 def _columns(
