@@ -24,6 +24,7 @@ __all__ = [
     "Message",
     "ModelRoles",
     "ModelSpec",
+    "close_inner",
     "qualify",
 ]
 
@@ -150,6 +151,13 @@ class ModelSpec(BaseModel):
         if isinstance(value, str):
             return cls(model=value, **defaults)
         return cls(**{**defaults, **dict(value)})
+
+
+def close_inner(inner: object) -> None:
+    """Close the client a wrapper holds, when it has a ``close`` (every wrapper's ``close``)."""
+    close = getattr(inner, "close", None)
+    if callable(close):
+        close()
 
 
 def qualify(model: str, provider: str | None) -> str:

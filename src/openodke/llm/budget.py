@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from openodke.errors import BudgetStop, ModelConfigError
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
+from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 from openodke.llm.prices import cost_of, price_of
 
 __all__ = [
@@ -219,6 +219,4 @@ class BudgetedClient:
 
     def close(self) -> None:
         """Close the inner client."""
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        close_inner(self.inner)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from openodke.errors import InputError, OutputError
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
+from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 
 __all__ = [
     "CACHE_DIR",
@@ -276,9 +276,7 @@ class CachedClient:
         """Close the store (when this client opened it) and the inner client."""
         if self._owned:
             self.store.close()
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        close_inner(self.inner)
 
 
 def _full(error: BaseException) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.errors import InputError
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
+from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 
 __all__ = [
     "CostComparison",
@@ -209,9 +209,7 @@ class MeteredClient:
 
     def close(self) -> None:
         """Close the inner client."""
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        close_inner(self.inner)
 
 
 class CostMeter:

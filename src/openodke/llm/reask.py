@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
+from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 from openodke.llm.failures import ANSWER_KINDS, FailureKind
 
 __all__ = ["ReaskClient", "feedback"]
@@ -94,6 +94,4 @@ class ReaskClient:
 
     def close(self) -> None:
         """Close the inner client."""
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        close_inner(self.inner)

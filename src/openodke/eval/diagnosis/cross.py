@@ -21,7 +21,7 @@ from openodke.eval.diagnosis.sentences import SentenceEvidence
 from openodke.eval.diagnosis.texts import TextAnswers, sentences_naming
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.fold import key_parts
-from openodke.eval.engine.joins import member, mix
+from openodke.eval.engine.joins import member, mix, search
 from openodke.eval.engine.key_table import KeyTable, hashes_of
 from openodke.eval.engine.match_key import fact_key
 from openodke.eval.engine.matching import DUPLICATE
@@ -43,7 +43,7 @@ def _lookup(keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
     last = np.ones(len(ordered), dtype=bool)
     last[:-1] = ordered[1:] != ordered[:-1]
     ordered, order = ordered[last], order[last]
-    at = np.minimum(np.searchsorted(ordered, codes), len(ordered) - 1)
+    at = np.minimum(search(ordered, codes), len(ordered) - 1)
     return np.where(ordered[at] == codes, order[at], -1)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from openodke.eval.diagnosis.index import Live, lookup_form
 from openodke.eval.diagnosis.models import RECALL_BUCKETS
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import member, mix
+from openodke.eval.engine.joins import member, mix, search
 from openodke.eval.engine.matching import DUPLICATE, HIT
 
 __all__ = ["Placed", "Rules", "place"]
@@ -71,7 +71,7 @@ def _offered(view: DiagnosisView, rows: np.ndarray, forms: dict[str, frozenset[s
 def _found(codes: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """Per code, the row the table gives it (-1: none)."""
     keys, rows = table
-    at = np.minimum(np.searchsorted(keys, codes), max(len(keys) - 1, 0))
+    at = np.minimum(search(keys, codes), max(len(keys) - 1, 0))
     hit = (keys[at] == codes) if len(keys) else np.zeros(len(codes), dtype=bool)
     return np.where(hit, rows[at] if len(keys) else -1, -1)
 
@@ -94,7 +94,7 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
             near[mask] = nearest[mask]
 
     near_gold, near_pred = view.score.near.pairs()
-    at = np.minimum(np.searchsorted(near_gold, rows), max(len(near_gold) - 1, 0))
+    at = np.minimum(search(near_gold, rows), max(len(near_gold) - 1, 0))
     is_near = (near_gold[at] == rows) if len(near_gold) else np.zeros(len(rows), dtype=bool)
     land("other_type_or_key", is_near, near_pred[at] if len(near_gold) else None)
     if rules.forms is not None:

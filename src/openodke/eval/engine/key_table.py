@@ -19,6 +19,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from openodke.eval.engine.fold import node_of
+from openodke.eval.engine.joins import search
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.ontology.model import lookup_form
 
@@ -88,7 +89,7 @@ def predicate_forms(raw: np.ndarray, names: Mapping[int, str]) -> tuple[np.ndarr
     more) becomes the hash of its lookup form (case-folded, ``_`` as a space, whitespace
     collapsed); with the names of the new hashes (of each form, the spelling first seen)."""
     known, forms, named = _forms_of(names)
-    return forms[np.searchsorted(known, raw)], named
+    return forms[search(known, raw)], named
 
 
 _LAST: list[tuple[Mapping[int, str], int, np.ndarray, np.ndarray, dict[int, str]]] = []
@@ -242,7 +243,7 @@ class KeyTable:
     def predicate_ids(self) -> tuple[np.ndarray, list[str]]:
         """Each row's predicate as an index into the returned names."""
         distinct = np.unique(self.predicate)  # few: looking rows up beats sorting them
-        ids = np.searchsorted(distinct, self.predicate)
+        ids = search(distinct, self.predicate)
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 

@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from openodke.doc_ids import DocIds, join_ids
+from openodke.eval.engine.joins import search
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
 from openodke.eval.engine.match_key import MatchKey, decode_key, encode_key, fact_key
 
@@ -284,7 +285,7 @@ def _positions(table: np.ndarray, hashes: np.ndarray) -> np.ndarray:
     if len(rest):
         sorter = np.argsort(table)
         ordered = table[sorter]
-        where = np.minimum(np.searchsorted(ordered, hashes[rest]), len(ordered) - 1)
+        where = np.minimum(search(ordered, hashes[rest]), len(ordered) - 1)
         match = ordered[where] == hashes[rest]
         found[rest[match]] = sorter[where[match]]
     return found

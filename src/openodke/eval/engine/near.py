@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns
-from openodke.eval.engine.joins import Lookup, mix
+from openodke.eval.engine.joins import Lookup, mix, search
 from openodke.eval.engine.matching import (
     MISSING,
     SPURIOUS,
@@ -266,7 +266,7 @@ def _predicate(
 
     def code(c: FactColumns, rows: np.ndarray) -> np.ndarray:
         k = c.keys
-        form = form_of[np.searchsorted(hashes, k.predicate[rows])]
+        form = form_of[search(hashes, k.predicate[rows])]
         return mix(
             form,
             k.subject_rest[rows],  # polarity and identity qualifiers
@@ -294,7 +294,7 @@ def _document(
     cited = p.docs.hashes[pj]
     distinct = np.unique(cited)
     forms = np.array([hash(lookup_form(p.docs.names[h])) for h in distinct.tolist()], np.int64)
-    p_form = forms[np.searchsorted(distinct, cited)]
+    p_form = forms[search(distinct, cited)]
     zeros = np.zeros(len(pj), dtype=np.int64)
     return _pair(
         m,

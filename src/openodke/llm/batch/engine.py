@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from openodke.errors import BudgetStop, ModelConfigError, ProviderError
-from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec
+from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 from openodke.llm.batch.context import _ENGINE, BatchPending
 from openodke.llm.batch.http import BatchHttp, BatchMissing
 from openodke.llm.batch.protocols import BATCH_PROTOCOLS, BatchProtocol, BatchStatus, ItemResult
@@ -162,9 +162,7 @@ class _Front:
 
     def close(self) -> None:
         """Close the inner chain (the cache file)."""
-        close = getattr(self.inner, "close", None)
-        if callable(close):
-            close()
+        close_inner(self.inner)
 
 
 class BatchEngine:

@@ -1,0 +1,35 @@
+"""``joins.search`` gives ``np.searchsorted``'s positions, whatever the order of the queries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openodke.eval.engine.joins import search
+
+
+@pytest.mark.parametrize(
+    ("keys", "values"),
+    [
+        (0, 0),  # empty both
+        (5, 0),  # no query
+        (0, 7),  # empty table: every position 0
+        (1_000, 1_000),  # random against random
+        (50, 2_000),  # many repeats among the queries
+        (10_000, 30),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.float64])
+def test_the_same_positions_as_searchsorted(keys: int, values: int, dtype: type) -> None:
+    rng = np.random.default_rng(keys * 31 + values)
+    table = np.sort(rng.integers(0, 300, keys).astype(dtype))  # repeats in the table too
+    queries = rng.integers(-5, 305, values).astype(dtype)
+    found = search(table, queries)
+    assert found.dtype == np.intp and found.shape == queries.shape
+    assert np.array_equal(found, np.searchsorted(table, queries))
+
+
+def test_sorted_and_reversed_queries() -> None:
+    table = np.arange(0, 100, 3, dtype=np.int64)
+    for queries in (np.arange(100), np.arange(100)[::-1].copy()):
+        assert np.array_equal(search(table, queries), np.searchsorted(table, queries))
