@@ -197,6 +197,11 @@ def test_without_facts_the_configs_triples_extractor_and_stages_run(tmp_path):
             r"stages\.extractor is 'llm': without --facts, validate runs a triples extractor",
         ),
         ({"models": {"ground": "acme/m"}}, [], "unknown provider 'acme'"),
+        (  # found by the fuzz campaign of seed 25: the refusal named only "ontology.j on"
+            {"ontology": "ontology.j on", "models": {"ground": "ollama/m"}},
+            [],
+            r"odke\.yaml:\d+: ontology: no such file .*ontology\.j on$",
+        ),
     ],
 )
 def test_bad_configs_exit_2_at_their_line(tmp_path, config, cli, message):

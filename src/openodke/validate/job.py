@@ -90,6 +90,9 @@ def _ontology(path: Path | None, config: ValidateConfig | None) -> Ontology:
     chosen = path if path is not None else (config.ontology if config is not None else None)
     if chosen is None:
         raise InputError("give --ontology FILE (or --config naming one)")
+    if path is None and config is not None and not chosen.exists():
+        # named by the config: the refusal points at its line, not only at the missing name
+        raise config.error(f"ontology: no such file {chosen}", "ontology")
     return Ontology.load(chosen)
 
 
