@@ -5,12 +5,15 @@ Markdown, folders) and ``records`` (CSV, JSONL), so neither imports the other to
 from __future__ import annotations
 
 import os
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from openodke.errors import InputError
 from openodke.safeio import read_bytes
 from openodke.types import Document, Modality, SourceTier
+
+E = TypeVar("E", bound=Enum)
 
 __all__ = ["FileLoader", "document_id", "read_text"]
 
@@ -55,9 +58,11 @@ class FileLoader:
         encoding: str = "utf-8",
         modality: str | Modality | None = None,
     ) -> None:
-        self.tier = _tier(tier)
+        self.tier = _choice(SourceTier, tier, "tier")
         self.encoding = encoding
-        self.modality = self.default_modality if modality is None else _modality(modality)
+        self.modality = (
+            self.default_modality if modality is None else _choice(Modality, modality, "modality")
+        )
         self.warnings: list[str] = []
 
     def __repr__(self) -> str:
@@ -74,17 +79,10 @@ class FileLoader:
         )
 
 
-def _tier(value: str | SourceTier) -> SourceTier:
+def _choice(kind: type[E], value: str | E, field: str) -> E:
+    """``value`` as a member of the enum ``kind``; a bad one is an InputError naming the choices."""
     try:
-        return SourceTier(value)
+        return kind(value)
     except ValueError:
-        choices = ", ".join(t.value for t in SourceTier)
-        raise InputError(f"tier: {value!r} is not one of {choices}") from None
-
-
-def _modality(value: str | Modality) -> Modality:
-    try:
-        return Modality(value)
-    except ValueError:
-        choices = ", ".join(m.value for m in Modality)
-        raise InputError(f"modality: {value!r} is not one of {choices}") from None
+        choices = ", ".join(str(member.value) for member in kind)
+        raise InputError(f"{field}: {value!r} is not one of {choices}") from None
