@@ -230,6 +230,21 @@ class KeyTable:
                 table.__dict__[name] = np.concatenate([t.__dict__[name] for t in tables])
         return table
 
+    def read_from(self, whole: KeyTable, part: slice, also: Sequence[KeyTable] = ()) -> None:
+        """Read every column from ``part`` of ``whole``, a table holding this one's rows (as
+        :meth:`concat` joins them): this table's own arrays are dropped, so a side and the two
+        sides joined are not held twice. A table of ``also`` holding one of this table's arrays
+        (the table this one was made from) reads it from ``whole`` too."""
+        for name in _ARRAYS:
+            own, joined = getattr(self, name), getattr(whole, name)[part]
+            setattr(self, name, joined)
+            for other in also:
+                if getattr(other, name) is own:
+                    setattr(other, name, joined)
+        for name in _DERIVED:
+            if name in whole.__dict__:
+                self.__dict__[name] = whole.__dict__[name][part]
+
     def take(self, rows: np.ndarray) -> KeyTable:
         """The rows ``rows``."""
         strings = None if self.strings is None else [self.strings[i] for i in rows.tolist()]

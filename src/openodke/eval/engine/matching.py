@@ -164,6 +164,7 @@ def match_keys(
     pred_docs: Sequence[tuple[str, ...]] | DocColumn,
     pred_keys: Sequence[str] | KeyTable,
     labelled: Iterable[str] | DocIds | None = None,
+    also: Sequence[KeyTable] = (),
 ) -> Matching:
     """Match gold rows (document, key) with predictions (cited documents, key).
 
@@ -175,6 +176,10 @@ def match_keys(
     other documents is ``unscored``. Ids join by id, else by file stem when unique (:mod:`openodke.doc_ids`): a
     labelled ``d0.txt`` is the gold's ``d0``, and so is a citation of ``d0.txt``. The same key
     twice in one document counts once (``duplicate``).
+
+    Each side's table then reads its columns from the joined table the matching keeps
+    (:meth:`~openodke.eval.engine.key_table.KeyTable.read_from`), and so does a table of
+    ``also`` (the tables the sides were aligned from) for an array it shares with a side.
     """
     g_docs = gold_docs if isinstance(gold_docs, DocColumn) else DocColumn.of(gold_docs)
     cited = pred_docs if isinstance(pred_docs, DocColumn) else DocColumn.of_cited(pred_docs)
@@ -186,6 +191,10 @@ def match_keys(
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
     g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
+    # each side reads its rows of the joined table: its own copies are freed where nothing else
+    # holds them (the same values, so the same numbers)
+    g_table.read_from(rows, slice(0, ng), also)
+    p_table.read_from(rows, slice(ng, ng + npred), also)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
     g_status = np.full(ng, MISSING, dtype=np.int8)

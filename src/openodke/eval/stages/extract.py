@@ -288,10 +288,16 @@ def score_keys(
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted)
+    # the tables the sides are aligned from share most arrays with them: the joined table
+    # matching keeps serves those too (match_keys' also), so no column is held twice
+    unaligned = (gold.keys, predicted.keys)
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
+    unaligned += (raw.keys,)
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
-    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
+    matching = match_keys(
+        gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids, unaligned
+    )
     status = matching.pred_status
     scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
     if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
@@ -299,7 +305,9 @@ def score_keys(
         again = aligner.keys(raw.keys, raw.docs, raw.types, raw, labels=True)
         if not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
-            matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
+            matching = match_keys(
+                gold.docs, gold.keys, raw.docs, again, aligner.doc_ids, unaligned
+            )
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 
