@@ -186,14 +186,19 @@ def _env(server_url: str) -> dict[str, str]:
         **env,
         "PYTHONPATH": str(ROOT / "src"),
         "OPENAI_BASE_URL": server_url,
+        "ANTHROPIC_BASE_URL": server_url,
+        "ANTHROPIC_API_KEY": "sk-ant-local-test",  # anthropic/ asks for one; the server takes any
         "ODKE_BATCH_POLL": "0.05",
     }
 
 
-def _command() -> list[str]:
+MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-haiku-4-5"}
+
+
+def _command(protocol: str = "openai") -> list[str]:
     return [
         *ODKE, "ground", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY),
-        "--model", "openai/gpt-4o-mini", "--batch", "-o", "out",
+        "--model", MODELS[protocol], "--batch", "-o", "out",
     ]  # fmt: skip
 
 
@@ -252,6 +257,48 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         timeout=120,
     )
     assert third.returncode == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+def test_kill_9_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
+    batch_server, tmp_path, protocol
+) -> None:
+    """Killed after the create reached the provider and before its answer (so before the batch
+    id was known): the intent written before the create is looked up in the provider's list
+    (OpenAI by the intent in the batch's metadata, Anthropic by time, size and custom_ids); one
+    submission, its answers used (decision 290)."""
+    server = batch_server(protocol, ANSWERS)
+    server.hold_create = True
+    child = subprocess.Popen(
+        _command(protocol), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+    )
+    try:
+        assert server.created.wait(60), "the create never arrived"
+        child.kill()
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    server.hold_create = False
+    server.release.set()
+    state = json.loads((tmp_path / ".odke-cache" / STATE_FILE).read_text())
+    assert [b["id"] for b in state["batches"]] == [None]  # the intent, not yet a batch
+    rerun = subprocess.run(
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert len(server.submissions) == 1, rerun.stderr
+    assert "found from an earlier run" in rerun.stderr
+    assert {
+        i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
+    } == VERDICTS
+    assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
