@@ -54,10 +54,26 @@ def test_ground_in_a_batch_gives_the_live_verdicts_at_the_batch_price(
     expected = sum(u["prompt_tokens"] * 0.075 + u["completion_tokens"] * 0.30 for u in tokens) / 1e6
     assert summary["cost_usd"] == pytest.approx(expected)
     assert "requests submitted" in result.stderr and "at the batch price" in result.stderr
+    use = {
+        "requests": 5,
+        "submitted": [batches.submissions[0].id],
+        "resumed": [],
+        "rounds": 1,
+        "cost_usd": pytest.approx(expected),
+    }
+    assert summary["batch"] == use  # in the record, not only on stderr (decision 292)
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["batch"] == use
     seen = len(batches.requests)
     again = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--json")
     assert again.exit_code == 0 and len(batches.requests) == seen
     assert json.loads(again.stdout)["cached"] == 5
+    assert json.loads(again.stdout)["batch"] == {
+        "requests": 0,
+        "submitted": [],
+        "resumed": [],
+        "rounds": 0,
+        "cost_usd": 0.0,
+    }
 
 
 def test_the_dry_run_says_the_batch_price(odke, batches) -> None:
@@ -158,6 +174,8 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     result = odke("run", str(folder / "odke.yaml"), "--json")
     assert result.exit_code == 0, result.stderr
     assert [len(b.requests) for b in server.submissions] == [6]
+    use = json.loads(result.stdout)["stats"]["batch"]
+    assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
@@ -175,6 +193,8 @@ def test_validate_with_batch(odke, batches, tmp_path) -> None:
     assert result.exit_code == 0, result.stderr
     assert len(batches.submissions) == 1 and "at the batch price" in result.stderr
     assert (tmp_path / "out").is_dir()
+    use = json.loads(result.stdout)["report"]["batch"]
+    assert (use["requests"], use["submitted"]) == (5, [batches.submissions[0].id])
 
 
 # -- a process killed, and a signal, while a batch is polled ----------------------------------
@@ -247,6 +267,8 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
     } == VERDICTS
     assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+    use = json.loads((tmp_path / "out" / "summary.json").read_text())["batch"]
+    assert (use["submitted"], use["resumed"]) == ([], [server.submissions[0].id])
     seen = len(server.requests)
     third = subprocess.run(
         _command(),
