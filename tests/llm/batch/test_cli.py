@@ -54,10 +54,26 @@ def test_ground_in_a_batch_gives_the_live_verdicts_at_the_batch_price(
     expected = sum(u["prompt_tokens"] * 0.075 + u["completion_tokens"] * 0.30 for u in tokens) / 1e6
     assert summary["cost_usd"] == pytest.approx(expected)
     assert "requests submitted" in result.stderr and "at the batch price" in result.stderr
+    use = {
+        "requests": 5,
+        "submitted": [batches.submissions[0].id],
+        "resumed": [],
+        "rounds": 1,
+        "cost_usd": pytest.approx(expected),
+    }
+    assert summary["batch"] == use  # in the record, not only on stderr (decision 292)
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["batch"] == use
     seen = len(batches.requests)
     again = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--json")
     assert again.exit_code == 0 and len(batches.requests) == seen
     assert json.loads(again.stdout)["cached"] == 5
+    assert json.loads(again.stdout)["batch"] == {
+        "requests": 0,
+        "submitted": [],
+        "resumed": [],
+        "rounds": 0,
+        "cost_usd": 0.0,
+    }
 
 
 def test_the_dry_run_says_the_batch_price(odke, batches) -> None:
@@ -158,6 +174,8 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     result = odke("run", str(folder / "odke.yaml"), "--json")
     assert result.exit_code == 0, result.stderr
     assert [len(b.requests) for b in server.submissions] == [6]
+    use = json.loads(result.stdout)["stats"]["batch"]
+    assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
@@ -208,6 +226,8 @@ def test_validate_with_batch(odke, batches, tmp_path) -> None:
     assert result.exit_code == 0, result.stderr
     assert len(batches.submissions) == 1 and "at the batch price" in result.stderr
     assert (tmp_path / "out").is_dir()
+    use = json.loads(result.stdout)["report"]["batch"]
+    assert (use["requests"], use["submitted"]) == (5, [batches.submissions[0].id])
 
 
 # -- a process killed, and a signal, while a batch is polled ----------------------------------
@@ -219,14 +239,19 @@ def _env(server_url: str) -> dict[str, str]:
         **env,
         "PYTHONPATH": str(ROOT / "src"),
         "OPENAI_BASE_URL": server_url,
+        "ANTHROPIC_BASE_URL": server_url,
+        "ANTHROPIC_API_KEY": "sk-ant-local-test",  # anthropic/ asks for one; the server takes any
         "ODKE_BATCH_POLL": "0.05",
     }
 
 
-def _command() -> list[str]:
+MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-haiku-4-5"}
+
+
+def _command(protocol: str = "openai") -> list[str]:
     return [
         *ODKE, "ground", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY),
-        "--model", "openai/gpt-4o-mini", "--batch", "-o", "out",
+        "--model", MODELS[protocol], "--batch", "-o", "out",
     ]  # fmt: skip
 
 
@@ -275,6 +300,8 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
     } == VERDICTS
     assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+    use = json.loads((tmp_path / "out" / "summary.json").read_text())["batch"]
+    assert (use["submitted"], use["resumed"]) == ([], [server.submissions[0].id])
     seen = len(server.requests)
     third = subprocess.run(
         _command(),
@@ -285,6 +312,48 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         timeout=120,
     )
     assert third.returncode == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
+def test_kill_9_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
+    batch_server, tmp_path, protocol
+) -> None:
+    """Killed after the create reached the provider and before its answer (so before the batch
+    id was known): the intent written before the create is looked up in the provider's list
+    (OpenAI by the intent in the batch's metadata, Anthropic by time, size and custom_ids); one
+    submission, its answers used (decision 290)."""
+    server = batch_server(protocol, ANSWERS)
+    server.hold_create = True
+    child = subprocess.Popen(
+        _command(protocol), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+    )
+    try:
+        assert server.created.wait(60), "the create never arrived"
+        child.kill()
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    server.hold_create = False
+    server.release.set()
+    state = json.loads((tmp_path / ".odke-cache" / STATE_FILE).read_text())
+    assert [b["id"] for b in state["batches"]] == [None]  # the intent, not yet a batch
+    rerun = subprocess.run(
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert len(server.submissions) == 1, rerun.stderr
+    assert "found from an earlier run" in rerun.stderr
+    assert {
+        i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
+    } == VERDICTS
+    assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
