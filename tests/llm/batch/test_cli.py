@@ -182,6 +182,39 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     assert odke("run", str(folder / "odke.yaml")).exit_code == 0 and len(server.requests) == seen
 
 
+@pytest.mark.parametrize(
+    ("models", "batch_flag", "extra"),
+    [
+        ({"ground": "ollama/qwen2.5:7b"}, True, []),
+        ({"ground": "ollama/qwen2.5:7b"}, False, []),  # batch: true in the config
+        ({"ground": "anthropic/claude-haiku-4-5"}, True, ["--model", "ollama/llama3"]),
+    ],
+    ids=["--batch", "batch-true-in-config", "--model-override"],
+)
+def test_run_dry_run_refuses_a_model_with_no_batch_api_as_the_live_run_does(
+    odke, tmp_path, monkeypatch, models, batch_flag, extra
+) -> None:
+    """A dry run under --batch does not price a model that has no batch API at the batch rate:
+    it refuses it with the line, and the exit, of the live run (issue 20)."""
+    from tests.run.conftest import ONTOLOGY as RUN_ONTOLOGY
+    from tests.run.conftest import REGISTER
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    (tmp_path / "ontology.json").write_text(json.dumps(RUN_ONTOLOGY))
+    (tmp_path / "register.csv").write_text(REGISTER)
+    config = {**RUN_CONFIG, "models": models, "batch": not batch_flag}
+    (tmp_path / "odke.yaml").write_text(json.dumps(config))
+    flags = [*extra, *(["--batch"] if batch_flag else [])]
+    live = odke("run", "odke.yaml", *flags)
+    for dry in (["--dry-run"], ["--dry-run", "--json"]):
+        planned = odke("run", "odke.yaml", *flags, *dry)
+        assert (planned.exit_code, live.exit_code) == (2, 2), planned.stdout
+        assert planned.stderr == live.stderr and "has no batch API" in planned.stderr
+        assert planned.stdout == "" and "batch rate" not in planned.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".odke-cache").exists()
+
+
 def test_validate_with_batch(odke, batches, tmp_path) -> None:
     (tmp_path / "odke.yaml").write_text(
         json.dumps({"models": {"ground": "openai/gpt-4o-mini"}, "stages": {"grounder": "llm"}})
