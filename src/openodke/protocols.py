@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -63,6 +63,9 @@ class ValidationVerdict(BaseModel):
         description="accept: write it; refuse: drop it; conflict: write it and flag it."
     )
     reason: str | None = Field(default=None, description="Why, in a few words.")
+
+
+_ACTIONS = frozenset(get_args(ValidationVerdict.model_fields["action"].annotation))
 
 
 @runtime_checkable
@@ -137,6 +140,8 @@ def _verdict_fields(verdict: Any) -> dict[str, Any]:
 
 def as_validation_verdict(verdict: Any) -> ValidationVerdict:
     """Read a gate's answer (ValidationVerdict, a look-alike, a mapping or a string)."""
+    if type(verdict) is ValidationVerdict and verdict.action in _ACTIONS:
+        return verdict  # ours, frozen, valid: as read again (hasattr on a model raised per field)
     fields = _verdict_fields(verdict)
     try:
         return ValidationVerdict(action=fields.get("action"), reason=fields.get("reason"))

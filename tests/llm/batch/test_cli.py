@@ -54,10 +54,26 @@ def test_ground_in_a_batch_gives_the_live_verdicts_at_the_batch_price(
     expected = sum(u["prompt_tokens"] * 0.075 + u["completion_tokens"] * 0.30 for u in tokens) / 1e6
     assert summary["cost_usd"] == pytest.approx(expected)
     assert "requests submitted" in result.stderr and "at the batch price" in result.stderr
+    use = {
+        "requests": 5,
+        "submitted": [batches.submissions[0].id],
+        "resumed": [],
+        "rounds": 1,
+        "cost_usd": pytest.approx(expected),
+    }
+    assert summary["batch"] == use  # in the record, not only on stderr (decision 292)
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["batch"] == use
     seen = len(batches.requests)
     again = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--json")
     assert again.exit_code == 0 and len(batches.requests) == seen
     assert json.loads(again.stdout)["cached"] == 5
+    assert json.loads(again.stdout)["batch"] == {
+        "requests": 0,
+        "submitted": [],
+        "resumed": [],
+        "rounds": 0,
+        "cost_usd": 0.0,
+    }
 
 
 def test_the_dry_run_says_the_batch_price(odke, batches) -> None:
@@ -158,10 +174,45 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     result = odke("run", str(folder / "odke.yaml"), "--json")
     assert result.exit_code == 0, result.stderr
     assert [len(b.requests) for b in server.submissions] == [6]
+    use = json.loads(result.stdout)["stats"]["batch"]
+    assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
     assert odke("run", str(folder / "odke.yaml")).exit_code == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize(
+    ("models", "batch_flag", "extra"),
+    [
+        ({"ground": "ollama/qwen2.5:7b"}, True, []),
+        ({"ground": "ollama/qwen2.5:7b"}, False, []),  # batch: true in the config
+        ({"ground": "anthropic/claude-haiku-4-5"}, True, ["--model", "ollama/llama3"]),
+    ],
+    ids=["--batch", "batch-true-in-config", "--model-override"],
+)
+def test_run_dry_run_refuses_a_model_with_no_batch_api_as_the_live_run_does(
+    odke, tmp_path, monkeypatch, models, batch_flag, extra
+) -> None:
+    """A dry run under --batch does not price a model that has no batch API at the batch rate:
+    it refuses it with the line, and the exit, of the live run (issue 20)."""
+    from tests.run.conftest import ONTOLOGY as RUN_ONTOLOGY
+    from tests.run.conftest import REGISTER
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    (tmp_path / "ontology.json").write_text(json.dumps(RUN_ONTOLOGY))
+    (tmp_path / "register.csv").write_text(REGISTER)
+    config = {**RUN_CONFIG, "models": models, "batch": not batch_flag}
+    (tmp_path / "odke.yaml").write_text(json.dumps(config))
+    flags = [*extra, *(["--batch"] if batch_flag else [])]
+    live = odke("run", "odke.yaml", *flags)
+    for dry in (["--dry-run"], ["--dry-run", "--json"]):
+        planned = odke("run", "odke.yaml", *flags, *dry)
+        assert (planned.exit_code, live.exit_code) == (2, 2), planned.stdout
+        assert planned.stderr == live.stderr and "has no batch API" in planned.stderr
+        assert planned.stdout == "" and "batch rate" not in planned.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".odke-cache").exists()
 
 
 def test_validate_with_batch(odke, batches, tmp_path) -> None:
@@ -175,6 +226,8 @@ def test_validate_with_batch(odke, batches, tmp_path) -> None:
     assert result.exit_code == 0, result.stderr
     assert len(batches.submissions) == 1 and "at the batch price" in result.stderr
     assert (tmp_path / "out").is_dir()
+    use = json.loads(result.stdout)["report"]["batch"]
+    assert (use["requests"], use["submitted"]) == (5, [batches.submissions[0].id])
 
 
 # -- a process killed, and a signal, while a batch is polled ----------------------------------
@@ -247,6 +300,8 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
     } == VERDICTS
     assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+    use = json.loads((tmp_path / "out" / "summary.json").read_text())["batch"]
+    assert (use["submitted"], use["resumed"]) == ([], [server.submissions[0].id])
     seen = len(server.requests)
     third = subprocess.run(
         _command(),

@@ -33,6 +33,7 @@ from openodke.llm.batch.context import _ENGINE, BatchPending
 from openodke.llm.batch.http import BatchHttp, BatchMissing, SentUnanswered
 from openodke.llm.batch.protocols import BATCH_PROTOCOLS, BatchProtocol, BatchStatus, ItemResult
 from openodke.llm.batch.state import BatchRecord, BatchState
+from openodke.llm.batch.use import BatchUse
 from openodke.llm.budget import Budget, estimate_usd, with_usage
 from openodke.llm.cache import CachedClient, ResponseStore, cache_key, cache_location
 from openodke.llm.client import _problem
@@ -559,6 +560,17 @@ class BatchEngine:
             finish_reason=reply.finish_reason,
         )
         return with_usage(answer, request.messages, spec, request.schema, batch=True)
+
+    def use(self) -> BatchUse:
+        """What went through batches so far, for the summaries (see :mod:`.use`)."""
+        with self._lock:
+            return BatchUse(
+                requests=self.requests,
+                submitted=list(self.batch_ids),
+                resumed=[i for i in self.resumed if i not in self.batch_ids],
+                rounds=self.rounds,
+                cost_usd=round(self.spent_usd, 10),
+            )
 
     def summary(self) -> str | None:
         """One line of what went through batches, or None when nothing did."""
