@@ -420,8 +420,12 @@ class BatchEngine:
         assert intent.intent is not None
         try:
             batch_id = protocol.submit(self.http, spec, self.env, lines, intent.intent)
-        except SentUnanswered:
-            raise  # it may have arrived: the intent stays for the next run to look up
+        except (SentUnanswered, KeyboardInterrupt):  # Terminated too: SIGINT, SIGTERM, SIGHUP
+            self.out.write(  # it may have arrived: the intent stays for the next run to look up
+                f"batch intent {intent.intent} ({spec.model}): the create was sent and its answer "
+                "not heard; rerun the same command: it looks the batch up before submitting again\n"
+            )
+            raise
         except Exception:
             state.replace(intent, None)  # refused, or never sent: nothing to find again
             raise
