@@ -314,27 +314,43 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
     assert third.returncode == 0 and len(server.requests) == seen
 
 
-@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
-def test_kill_9_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
-    batch_server, tmp_path, protocol
+@pytest.mark.parametrize(
+    ("protocol", "sig"),
+    [
+        ("openai", signal.SIGKILL),
+        ("anthropic", signal.SIGKILL),
+        ("openai", signal.SIGTERM),
+    ],
+)
+def test_killed_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
+    batch_server, tmp_path, protocol, sig
 ) -> None:
     """Killed after the create reached the provider and before its answer (so before the batch
     id was known): the intent written before the create is looked up in the provider's list
     (OpenAI by the intent in the batch's metadata, Anthropic by time, size and custom_ids); one
-    submission, its answers used (decision 290)."""
+    submission, its answers used (decision 290). SIGTERM exits at once and says so."""
     server = batch_server(protocol, ANSWERS)
     server.hold_create = True
     child = subprocess.Popen(
-        _command(protocol), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.created.wait(60), "the create never arrived"
-        child.kill()
-        child.wait(10)
+        sent = time.monotonic()
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=30)
+        took = time.monotonic() - sent
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
+    if sig == signal.SIGTERM:
+        assert child.returncode == 128 + sig and took <= 2.0, (took, err)
+        assert "the create was sent and its answer not heard" in err and "Traceback" not in err
     server.hold_create = False
     server.release.set()
     state = json.loads((tmp_path / ".odke-cache" / STATE_FILE).read_text())

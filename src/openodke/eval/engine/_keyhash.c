@@ -684,11 +684,60 @@ fail:
     return result;
 }
 
+/* Is needle within hay as whole words: f" {needle} " in f" {hay} "? */
+static int within_words(PyObject *needle, PyObject *hay) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(needle), h = PyUnicode_GET_LENGTH(hay);
+    int nk = PyUnicode_KIND(needle), hk = PyUnicode_KIND(hay);
+    const void *nd = PyUnicode_DATA(needle), *hd = PyUnicode_DATA(hay);
+    if (n > h) return 0;
+    for (Py_ssize_t at = 0; at + n <= h; at++) {
+        if (at > 0 && PyUnicode_READ(hk, hd, at - 1) != ' ') continue;
+        if (at + n < h && PyUnicode_READ(hk, hd, at + n) != ' ') continue;
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_READ(nk, nd, k) == PyUnicode_READ(hk, hd, at + k)) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(within_doc,
+             "within(xs, ys, out)\n\n"
+             "out[k] (int8) = 1 when xs[k] is within ys[k] as whole words, or ys[k] within "
+             "xs[k]: f\" {x} \" in f\" {y} \" or the other way round.");
+
+static PyObject *within(PyObject *self, PyObject *args) {
+    PyObject *xs, *ys;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O!O!w*", &PyList_Type, &xs, &PyList_Type, &ys, &out))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(xs);
+    PyObject *result = NULL;
+    if (PyList_GET_SIZE(ys) != n) {
+        PyErr_SetString(PyExc_ValueError, "xs and ys differ in length");
+        goto done;
+    }
+    if (writable(&out, n, 1, "out") < 0) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyList_GET_ITEM(xs, k), *y = PyList_GET_ITEM(ys, k);
+        if (!PyUnicode_Check(x) || !PyUnicode_Check(y)) {
+            PyErr_SetString(PyExc_TypeError, "within compares str");
+            goto done;
+        }
+        ((int8_t *)out.buf)[k] = (int8_t)(within_words(x, y) || within_words(y, x));
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
     {"end_keys", end_keys, METH_VARARGS, end_keys_doc},
+    {"within", within, METH_VARARGS, within_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Lookup", "distinct", "first_of_each", "member", "mix", "search"]
+__all__ = ["Lookup", "common", "distinct", "first_of_each", "member", "mix", "search"]
 
 # An odd 64-bit multiplier (2^64 / golden ratio, as key_table's): codes wrap around int64.
 _M = np.int64(-7046029254386353131)
@@ -54,6 +54,22 @@ def search(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     found = np.empty(len(values), dtype=np.intp)
     found[order] = np.searchsorted(keys, values[order])
     return found
+
+
+def common(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.intersect1d(x, y, assume_unique=True, return_indices=True)`` for ``x`` and ``y``
+    without repeats: the values in both (ascending) and where each is in ``x`` and in ``y``.
+    Sorts ``x`` and searches it (numpy's takes a stable sort of both together, ~3x slower)."""
+    none = np.empty(0, dtype=np.intp)
+    if not len(x) or not len(y):
+        return np.empty(0, dtype=np.result_type(x, y)), none, none
+    in_x = np.argsort(x)
+    ordered = x[in_x]
+    at = np.minimum(search(ordered, y), len(ordered) - 1)
+    in_y = np.flatnonzero(ordered[at] == y)
+    values = y[in_y]
+    order = np.argsort(values)
+    return values[order], in_x[at[in_y[order]]], in_y[order]
 
 
 def distinct(values: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from openodke.doc_ids import DocIds, join_ids
-from openodke.eval.engine.joins import search
+from openodke.eval.engine.joins import common, search
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
 from openodke.eval.engine.match_key import MatchKey, decode_key, encode_key, fact_key
 
@@ -209,9 +209,7 @@ def match_keys(
         g_partner[gi] = pj
         p_partner[pj] = gi
 
-    _, a, b = np.intersect1d(
-        g_code[g_first], p_code[p_first], assume_unique=True, return_indices=True
-    )
+    _, a, b = common(g_code[g_first], p_code[p_first])
     pair(g_first[a], p_first[b], HIT)
     near = _Near(rows, ng, g_doc, p_doc, g_status, p_status, pair)
     near.run(any_doc=False)
@@ -354,7 +352,7 @@ def _pair_by_rank(
     span = len(dense) + 1
     g_code = g_dense * span + _ranked(g_dense)
     p_code = p_dense * span + _ranked(p_dense)
-    _, a, b = np.intersect1d(g_code, p_code, assume_unique=True, return_indices=True)
+    _, a, b = common(g_code, p_code)
     return g_rows[a], p_rows[b]
 
 
