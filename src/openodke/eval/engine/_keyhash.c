@@ -611,8 +611,8 @@ PyDoc_STRVAR(end_keys_doc,
              "The name keys of many ends, end after end: end i is the subject (subjects[i], "
              "int8, 1) or object (0: its entity, else str of its value) of facts[where[i]] "
              "(int64). Each of its names (names.end_names) gives its key (sentences.name_key; "
-             "key_fallback(name) for a non-ASCII name); an empty key is left out. keys is every "
-             "key in order, hashes (bytes of int64) their hash(), shared (bytes of int8) 1 where "
+             "key_fallback(name) for a non-ASCII name); an empty key, or one the end already "
+             "has, is left out. keys is every key in order, hashes (bytes of int64) their hash(), shared (bytes of int8) 1 where "
              "the key is one names.name_keys gives (all of them, or the label's alone when the "
              "end takes the short way), counts[i] (int64, written) how many are end i's. An "
              "entity with aliases or a non-ASCII key, type or label is named by "
@@ -658,8 +658,27 @@ static PyObject *end_keys(PyObject *self, PyObject *args) {
                 continue;
             }
             int64_t h = (int64_t)PyObject_Hash(key);
+            if (h == -1 && PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto fail;
+            }
+            /* a key the end already has (a label and its key read alike) is kept once */
+            int seen = 0;
+            Py_ssize_t mine = PyList_GET_SIZE(keys) - (Py_ssize_t)count;
+            for (int64_t k = 0; !seen && k < count; k++) {
+                if (((int64_t *)hashes.data)[mine + k] != h) continue;
+                seen = PyUnicode_Compare(PyList_GET_ITEM(keys, mine + k), key) == 0;
+                if (!seen && PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    goto fail;
+                }
+            }
+            if (seen) {
+                Py_DECREF(key);
+                continue;
+            }
             int8_t one = is_short == 0 || (is_short == 1 && r == 0);
-            int err = h == -1 && PyErr_Occurred() ? -1 : PyList_Append(keys, key);
+            int err = PyList_Append(keys, key);
             Py_DECREF(key);
             if (err < 0 || grow_push(&hashes, &h, 8) < 0 || grow_push(&shared, &one, 1) < 0)
                 goto fail;
