@@ -432,6 +432,42 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(cut_lines_doc,
+             "cut_lines(block, starts, stops) -> bytes\n\n"
+             "block[starts[k]:stops[k]] for every k (int64 buffers), each followed by a line "
+             "break, in one bytes: the rows a reader wants out of a window of a file.");
+
+static PyObject *cut_lines(PyObject *self, PyObject *args) {
+    Py_buffer block, starts, stops;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &block, &starts, &stops)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = starts.len / 8, total = 0;
+    const int64_t *a = starts.buf, *b = stops.buf;
+    if (stops.len != starts.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and stops differ in length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (a[k] < 0 || b[k] < a[k] || b[k] > block.len) {
+            PyErr_SetString(PyExc_ValueError, "a cut lies outside the block");
+            goto done;
+        }
+        total += (Py_ssize_t)(b[k] - a[k]) + 1;
+    }
+    if ((out = PyBytes_FromStringAndSize(NULL, total)) == NULL) goto done;
+    char *to = PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        memcpy(to, (const char *)block.buf + a[k], (size_t)(b[k] - a[k]));
+        to += b[k] - a[k];
+        *to++ = '\n';
+    }
+done:
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&stops);
+    return out;
+}
+
 /* ---- The words of a few ends, for the diagnosis's surface-form rule ----
  *
  * end_keys does what openodke.eval.diagnosis.words.py_end_keys does (names.end_names, the
@@ -755,6 +791,7 @@ static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
+    {"cut_lines", cut_lines, METH_VARARGS, cut_lines_doc},
     {"end_keys", end_keys, METH_VARARGS, end_keys_doc},
     {"within", within, METH_VARARGS, within_doc},
     {NULL, NULL, 0, NULL},
