@@ -370,7 +370,16 @@ class BatchEngine:
         """The record of the batch an intent created, looked up in the provider's list (and
         written in the intent's place), or None (the intent dropped: its create never
         arrived, so its requests are submitted again)."""
-        found = protocol.find(self.http, spec, self.env, intent, taken)
+        try:
+            found = protocol.find(self.http, spec, self.env, intent, taken)
+        except BatchMissing as error:  # a server with no list: it cannot be checked, nor wait
+            state.replace(intent, None)
+            self.out.write(
+                f"warning: batch intent {intent.intent} ({intent.model}): the server lists no "
+                f"batches ({error}); if the earlier run's create arrived, its batch is paid "
+                "again: submitting its requests\n"
+            )
+            return None
         if found is None:
             state.replace(intent, None)
             self.out.write(
