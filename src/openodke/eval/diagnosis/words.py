@@ -55,7 +55,7 @@ def py_end_keys(
     counts: np.ndarray,
 ) -> tuple[list[str], bytes, bytes]:
     """``_keyhash.end_keys`` in Python: end ``i`` is the subject (``subjects[i]`` 1) or object
-    of ``facts[where[i]]``; each of its names' non-empty keys in one list, their ``hash`` (bytes
+    of ``facts[where[i]]``; each of its names' distinct non-empty keys in one list, their ``hash`` (bytes
     of int64) and whether ``names.name_keys`` gives each (bytes of int8: all of them, or the
     label's alone for the short way); ``counts[i]`` how many are end ``i``'s."""
     keys: list[str] = []
@@ -70,7 +70,7 @@ def py_end_keys(
         before = len(keys)
         for rank, name in enumerate(names):
             key = key_fallback(name)
-            if key:  # no letter, no key
+            if key and key not in keys[before:]:  # no letter, no key; each key once
                 keys.append(key)
                 shared.append(is_short == 0 or (is_short == 1 and rank == 0))
         counts[i] = len(keys) - before
