@@ -66,6 +66,7 @@ class ValidationVerdict(BaseModel):
 
 
 _ACTIONS = frozenset(get_args(ValidationVerdict.model_fields["action"].annotation))
+_ROUTE_FIELDS = frozenset(RouteVerdict.model_fields)  # the class property is 1 us a read
 
 
 @runtime_checkable
@@ -152,7 +153,7 @@ def as_validation_verdict(verdict: Any) -> ValidationVerdict:
 def as_route_verdict(verdict: Any) -> RouteVerdict:
     """Read a router's answer (RouteVerdict, a look-alike, a mapping or a string)."""
     fields = _verdict_fields(verdict)
-    known = {k: v for k, v in fields.items() if k in RouteVerdict.model_fields and v is not None}
+    known = {k: v for k, v in fields.items() if k in _ROUTE_FIELDS and v is not None}
     try:
         return RouteVerdict(**known)
     except ValidationError as error:

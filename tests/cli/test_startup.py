@@ -191,3 +191,18 @@ def test_the_stages_package_loads_a_stage_when_it_is_named():
         check=True,
     )
     assert done.stdout.split() == ["[]", "True", "False"]
+
+
+def test_a_command_runs_with_the_collector_raised_and_restores_it(monkeypatch):
+    """The cyclic collector's thresholds are raised while a command imports and runs (DECISIONS
+    #289) and put back after, so a process calling `entry` more than once keeps its own."""
+    import gc
+
+    import openodke.cli.main
+    from openodke.cli import _THRESHOLDS, entry
+
+    seen = []
+    monkeypatch.setattr(openodke.cli.main, "main", lambda argv: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    entry(["ground", "--help"])
+    assert seen == [_THRESHOLDS] and gc.get_threshold() == before != _THRESHOLDS
