@@ -19,7 +19,7 @@ HTTP request (path, headers, body) as received.
 Both lists of batches are served, newest first, a page at a time (``list_page`` long): OpenAI's
 ``GET /v1/batches?limit&after`` (each batch with the ``metadata`` it was created with, and
 ``created_at`` in seconds) and Anthropic's ``GET /v1/messages/batches?limit&after_id``
-(``created_at`` in RFC 3339). ``hold_create`` makes a create wait for ``release`` after the batch
+(``created_at`` in RFC 3339); ``lists = False`` answers them 404. ``hold_create`` makes a create wait for ``release`` after the batch
 is made (a client killed while it waits leaves a batch it never heard of); ``created`` is set
 when a create has arrived.
 """
@@ -104,6 +104,7 @@ class BatchServer:
         self.item_faults: list[ItemFault] = []
         self.batch_fault: str | None = None
         self.list_page = 2
+        self.lists = True
         self.hold_create = False
         self.created = threading.Event()
         self.release = threading.Event()
@@ -369,7 +370,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         parts = split.path.strip("/").split("/")
         if parts in (["v1", "batches"], ["v1", "messages", "batches"]):
-            if (state.protocol == "openai") == (parts == ["v1", "batches"]):
+            if (state.protocol == "openai") == (parts == ["v1", "batches"]) and state.lists:
                 self._list(parse_qs(split.query))
             else:
                 self._send(404, {"error": f"no route {self.path}"})

@@ -75,7 +75,7 @@ def test_end_keys_key_every_end_as_the_row_by_row_code(end_keys, rows, data) -> 
         end = fact.subject if subject else fact.object_entity
         end = end if end is not None else fact.object_value
         mine = keys[at : at + count]
-        assert mine == [k for k in map(name_key, end_names(end)) if k]
+        assert mine == list(dict.fromkeys(k for k in map(name_key, end_names(end)) if k))
         assert hashes[at : at + count] == [hash(k) for k in mine]
         # what names.name_keys reads: every key, or the label's alone (short way)
         assert {k for k, one in zip(mine, shared[at : at + count], strict=True) if one} == set(
@@ -145,3 +145,18 @@ def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> Non
         x = y = Entity(**s)  # the gold subject is the prediction's object, in reverse order
         assert alike_got[k] == alike(end_names(x), end_names(y))
         assert share_got[k] == bool(name_keys(x))
+
+
+WITHIN = [pytest.param(words.py_within, id="python")]
+if words.within is not words.py_within:
+    WITHIN.append(pytest.param(words.within, id="c"))
+
+
+@pytest.mark.parametrize("within", WITHIN)
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.lists(st.tuples(*[st.text(alphabet="ab é€𝄞", max_size=6)] * 2), max_size=10))
+def test_within_is_whole_word_containment_either_way(within, pairs) -> None:
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    out = np.full(len(pairs), 7, np.int8)
+    within(xs, ys, out)
+    assert out.tolist() == [int(f" {x} " in f" {y} " or f" {y} " in f" {x} ") for x, y in pairs]

@@ -176,10 +176,44 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     assert [len(b.requests) for b in server.submissions] == [6]
     use = json.loads(result.stdout)["stats"]["batch"]
     assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
+    assert json.loads((folder / "out" / "manifest.json").read_text())["stats"]["batch"] == use
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
     assert odke("run", str(folder / "odke.yaml")).exit_code == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize(
+    ("models", "batch_flag", "extra"),
+    [
+        ({"ground": "ollama/qwen2.5:7b"}, True, []),
+        ({"ground": "ollama/qwen2.5:7b"}, False, []),  # batch: true in the config
+        ({"ground": "anthropic/claude-haiku-4-5"}, True, ["--model", "ollama/llama3"]),
+    ],
+    ids=["--batch", "batch-true-in-config", "--model-override"],
+)
+def test_run_dry_run_refuses_a_model_with_no_batch_api_as_the_live_run_does(
+    odke, tmp_path, monkeypatch, models, batch_flag, extra
+) -> None:
+    """A dry run under --batch does not price a model that has no batch API at the batch rate:
+    it refuses it with the line, and the exit, of the live run (issue 20)."""
+    from tests.run.conftest import ONTOLOGY as RUN_ONTOLOGY
+    from tests.run.conftest import REGISTER
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    (tmp_path / "ontology.json").write_text(json.dumps(RUN_ONTOLOGY))
+    (tmp_path / "register.csv").write_text(REGISTER)
+    config = {**RUN_CONFIG, "models": models, "batch": not batch_flag}
+    (tmp_path / "odke.yaml").write_text(json.dumps(config))
+    flags = [*extra, *(["--batch"] if batch_flag else [])]
+    live = odke("run", "odke.yaml", *flags)
+    for dry in (["--dry-run"], ["--dry-run", "--json"]):
+        planned = odke("run", "odke.yaml", *flags, *dry)
+        assert (planned.exit_code, live.exit_code) == (2, 2), planned.stdout
+        assert planned.stderr == live.stderr and "has no batch API" in planned.stderr
+        assert planned.stdout == "" and "batch rate" not in planned.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".odke-cache").exists()
 
 
 def test_validate_with_batch(odke, batches, tmp_path) -> None:
@@ -281,27 +315,43 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
     assert third.returncode == 0 and len(server.requests) == seen
 
 
-@pytest.mark.parametrize("protocol", ["openai", "anthropic"])
-def test_kill_9_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
-    batch_server, tmp_path, protocol
+@pytest.mark.parametrize(
+    ("protocol", "sig"),
+    [
+        ("openai", signal.SIGKILL),
+        ("anthropic", signal.SIGKILL),
+        ("openai", signal.SIGTERM),
+    ],
+)
+def test_killed_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
+    batch_server, tmp_path, protocol, sig
 ) -> None:
     """Killed after the create reached the provider and before its answer (so before the batch
     id was known): the intent written before the create is looked up in the provider's list
     (OpenAI by the intent in the batch's metadata, Anthropic by time, size and custom_ids); one
-    submission, its answers used (decision 290)."""
+    submission, its answers used (decision 290). SIGTERM exits at once and says so."""
     server = batch_server(protocol, ANSWERS)
     server.hold_create = True
     child = subprocess.Popen(
-        _command(protocol), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert server.created.wait(60), "the create never arrived"
-        child.kill()
-        child.wait(10)
+        sent = time.monotonic()
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=30)
+        took = time.monotonic() - sent
     finally:
         if child.poll() is None:
             child.kill()
             child.wait()
+    if sig == signal.SIGTERM:
+        assert child.returncode == 128 + sig and took <= 2.0, (took, err)
+        assert "the create was sent and its answer not heard" in err and "Traceback" not in err
     server.hold_create = False
     server.release.set()
     state = json.loads((tmp_path / ".odke-cache" / STATE_FILE).read_text())

@@ -86,6 +86,25 @@ def test_an_intent_no_batch_answers_is_dropped_and_submitted_once(
     assert _state(tmp_path) == []
 
 
+def test_a_server_that_lists_no_batches_cannot_block_every_rerun(
+    batch_server, tmp_path, monkeypatch
+) -> None:
+    """An OpenAI-compatible server without ``GET /v1/batches`` (404): the intent cannot be
+    checked; it is dropped with a warning that the batch may be paid again, and submitted."""
+    server = batch_server("openai", GOOD)
+    server.lists = False
+    spec = server.spec("m")
+    with monkeypatch.context() as patch:
+        _cut(patch, "openai", arrived=False)
+        with pytest.raises(SentUnanswered):
+            run_batched(asking(spec, tmp_path), engine())
+    out = io.StringIO()
+    answers = run_batched(asking(spec, tmp_path), engine(out))
+    assert all(a.ok for a in answers) and len(server.submissions) == 1
+    assert "the server lists no batches" in out.getvalue() and "paid again" in out.getvalue()
+    assert _state(tmp_path) == []
+
+
 def _foreign(server, questions: list[str]) -> Batch:
     """A batch someone else made on the same account just now, with as many requests."""
     rows = [

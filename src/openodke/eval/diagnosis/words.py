@@ -26,7 +26,7 @@ from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.compiled import native
 from openodke.eval.engine.joins import mix, search
 
-__all__ = ["ALIKE", "EndWords", "end_keys", "py_end_keys"]
+__all__ = ["ALIKE", "EndWords", "end_keys", "py_end_keys", "py_within", "within"]
 
 ALIKE = 85.0
 """rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
@@ -55,7 +55,7 @@ def py_end_keys(
     counts: np.ndarray,
 ) -> tuple[list[str], bytes, bytes]:
     """``_keyhash.end_keys`` in Python: end ``i`` is the subject (``subjects[i]`` 1) or object
-    of ``facts[where[i]]``; each of its names' non-empty keys in one list, their ``hash`` (bytes
+    of ``facts[where[i]]``; each of its names' distinct non-empty keys in one list, their ``hash`` (bytes
     of int64) and whether ``names.name_keys`` gives each (bytes of int8: all of them, or the
     label's alone for the short way); ``counts[i]`` how many are end ``i``'s."""
     keys: list[str] = []
@@ -70,7 +70,7 @@ def py_end_keys(
         before = len(keys)
         for rank, name in enumerate(names):
             key = key_fallback(name)
-            if key:  # no letter, no key
+            if key and key not in keys[before:]:  # no letter, no key; each key once
                 keys.append(key)
                 shared.append(is_short == 0 or (is_short == 1 and rank == 0))
         counts[i] = len(keys) - before
@@ -78,8 +78,17 @@ def py_end_keys(
     return keys, hashes, np.array(shared, dtype=np.int8).tobytes()
 
 
+def py_within(xs: list[str], ys: list[str], out: np.ndarray) -> None:
+    """``_keyhash.within`` in Python: ``out[k]`` 1 when ``xs[k]`` is within ``ys[k]`` as whole
+    words or the other way round."""
+    px, py = list(map(" {} ".format, xs)), list(map(" {} ".format, ys))
+    out[:] = np.fromiter(map(operator.contains, py, px), bool, len(px))
+    out |= np.fromiter(map(operator.contains, px, py), bool, len(px))
+
+
 _native = native()
 end_keys = _native.end_keys if _native is not None else py_end_keys
+within = _native.within if _native is not None else py_within
 
 
 def _starts(count: np.ndarray) -> np.ndarray:
@@ -114,7 +123,9 @@ class EndWords:
         sizes = [len(rows) for _, rows, _ in asked]
         part = np.repeat(np.arange(len(asked)), sizes)
         row = np.concatenate([rows for _, rows, _ in asked]).astype(np.int64)
-        order = np.argsort(hashes, kind="stable")
+        # Sorts here need not be stable (rows of one names hash have the same names, and ends of
+        # one row may be keyed in any order): numpy's default argsort is ~4x faster on int64.
+        order = np.argsort(hashes)
         ordered = hashes[order]
         first = np.ones(len(ordered), dtype=bool)
         first[1:] = ordered[1:] != ordered[:-1]
@@ -133,7 +144,7 @@ class EndWords:
         side_of = np.array([list(sides).index(id(c)) for c, _, _ in asked], dtype=np.int64)
         of_part = part[pick]
         placed = side_of[of_part] << 40 | row[pick]
-        proc = np.argsort(placed, kind="stable")  # ends in file order
+        proc = np.argsort(placed)  # ends in file order
         placed = placed[proc]
         new = np.ones(len(placed), dtype=bool)
         new[1:] = placed[1:] != placed[:-1]
@@ -188,7 +199,7 @@ class EndWords:
         if not len(a):
             return out
         code = mix(a, b)
-        order = np.argsort(code, kind="stable")
+        order = np.argsort(code)
         first = np.ones(len(code), dtype=bool)
         first[1:] = code[order][1:] != code[order][:-1]
         ua, ub = a[order][first], b[order][first]  # each pair of ends compared once
@@ -201,11 +212,10 @@ class EndWords:
         xs = list(map(self.keys.__getitem__, x.tolist()))
         ys = list(map(self.keys.__getitem__, y.tolist()))
         near = cpdist(xs, ys, scorer=fuzz.ratio, score_cutoff=ALIKE, workers=1) > 0
-        px, py = list(map(" {} ".format, xs)), list(map(" {} ".format, ys))
-        within = np.fromiter(map(operator.contains, py, px), bool, len(px))
-        within |= np.fromiter(map(operator.contains, px, py), bool, len(px))
+        inside = np.zeros(len(xs), dtype=np.int8)
+        within(xs, ys, inside)
         same = np.zeros(len(ua), dtype=bool)
-        same[pair[near | within]] = True
+        same[pair[near | inside.view(bool)]] = True
         group = np.cumsum(first) - 1
         out[order] = same[group]
         return out

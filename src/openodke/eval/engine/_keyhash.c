@@ -432,6 +432,42 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(cut_lines_doc,
+             "cut_lines(block, starts, stops) -> bytes\n\n"
+             "block[starts[k]:stops[k]] for every k (int64 buffers), each followed by a line "
+             "break, in one bytes: the rows a reader wants out of a window of a file.");
+
+static PyObject *cut_lines(PyObject *self, PyObject *args) {
+    Py_buffer block, starts, stops;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &block, &starts, &stops)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = starts.len / 8, total = 0;
+    const int64_t *a = starts.buf, *b = stops.buf;
+    if (stops.len != starts.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and stops differ in length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (a[k] < 0 || b[k] < a[k] || b[k] > block.len) {
+            PyErr_SetString(PyExc_ValueError, "a cut lies outside the block");
+            goto done;
+        }
+        total += (Py_ssize_t)(b[k] - a[k]) + 1;
+    }
+    if ((out = PyBytes_FromStringAndSize(NULL, total)) == NULL) goto done;
+    char *to = PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        memcpy(to, (const char *)block.buf + a[k], (size_t)(b[k] - a[k]));
+        to += b[k] - a[k];
+        *to++ = '\n';
+    }
+done:
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&stops);
+    return out;
+}
+
 /* ---- The words of a few ends, for the diagnosis's surface-form rule ----
  *
  * end_keys does what openodke.eval.diagnosis.words.py_end_keys does (names.end_names, the
@@ -611,8 +647,8 @@ PyDoc_STRVAR(end_keys_doc,
              "The name keys of many ends, end after end: end i is the subject (subjects[i], "
              "int8, 1) or object (0: its entity, else str of its value) of facts[where[i]] "
              "(int64). Each of its names (names.end_names) gives its key (sentences.name_key; "
-             "key_fallback(name) for a non-ASCII name); an empty key is left out. keys is every "
-             "key in order, hashes (bytes of int64) their hash(), shared (bytes of int8) 1 where "
+             "key_fallback(name) for a non-ASCII name); an empty key, or one the end already "
+             "has, is left out. keys is every key in order, hashes (bytes of int64) their hash(), shared (bytes of int8) 1 where "
              "the key is one names.name_keys gives (all of them, or the label's alone when the "
              "end takes the short way), counts[i] (int64, written) how many are end i's. An "
              "entity with aliases or a non-ASCII key, type or label is named by "
@@ -658,8 +694,27 @@ static PyObject *end_keys(PyObject *self, PyObject *args) {
                 continue;
             }
             int64_t h = (int64_t)PyObject_Hash(key);
+            if (h == -1 && PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto fail;
+            }
+            /* a key the end already has (a label and its key read alike) is kept once */
+            int seen = 0;
+            Py_ssize_t mine = PyList_GET_SIZE(keys) - (Py_ssize_t)count;
+            for (int64_t k = 0; !seen && k < count; k++) {
+                if (((int64_t *)hashes.data)[mine + k] != h) continue;
+                seen = PyUnicode_Compare(PyList_GET_ITEM(keys, mine + k), key) == 0;
+                if (!seen && PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    goto fail;
+                }
+            }
+            if (seen) {
+                Py_DECREF(key);
+                continue;
+            }
             int8_t one = is_short == 0 || (is_short == 1 && r == 0);
-            int err = h == -1 && PyErr_Occurred() ? -1 : PyList_Append(keys, key);
+            int err = PyList_Append(keys, key);
             Py_DECREF(key);
             if (err < 0 || grow_push(&hashes, &h, 8) < 0 || grow_push(&shared, &one, 1) < 0)
                 goto fail;
@@ -684,11 +739,61 @@ fail:
     return result;
 }
 
+/* Is needle within hay as whole words: f" {needle} " in f" {hay} "? */
+static int within_words(PyObject *needle, PyObject *hay) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(needle), h = PyUnicode_GET_LENGTH(hay);
+    int nk = PyUnicode_KIND(needle), hk = PyUnicode_KIND(hay);
+    const void *nd = PyUnicode_DATA(needle), *hd = PyUnicode_DATA(hay);
+    if (n > h) return 0;
+    for (Py_ssize_t at = 0; at + n <= h; at++) {
+        if (at > 0 && PyUnicode_READ(hk, hd, at - 1) != ' ') continue;
+        if (at + n < h && PyUnicode_READ(hk, hd, at + n) != ' ') continue;
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_READ(nk, nd, k) == PyUnicode_READ(hk, hd, at + k)) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(within_doc,
+             "within(xs, ys, out)\n\n"
+             "out[k] (int8) = 1 when xs[k] is within ys[k] as whole words, or ys[k] within "
+             "xs[k]: f\" {x} \" in f\" {y} \" or the other way round.");
+
+static PyObject *within(PyObject *self, PyObject *args) {
+    PyObject *xs, *ys;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O!O!w*", &PyList_Type, &xs, &PyList_Type, &ys, &out))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(xs);
+    PyObject *result = NULL;
+    if (PyList_GET_SIZE(ys) != n) {
+        PyErr_SetString(PyExc_ValueError, "xs and ys differ in length");
+        goto done;
+    }
+    if (writable(&out, n, 1, "out") < 0) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyList_GET_ITEM(xs, k), *y = PyList_GET_ITEM(ys, k);
+        if (!PyUnicode_Check(x) || !PyUnicode_Check(y)) {
+            PyErr_SetString(PyExc_TypeError, "within compares str");
+            goto done;
+        }
+        ((int8_t *)out.buf)[k] = (int8_t)(within_words(x, y) || within_words(y, x));
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
+    {"cut_lines", cut_lines, METH_VARARGS, cut_lines_doc},
     {"end_keys", end_keys, METH_VARARGS, end_keys_doc},
+    {"within", within, METH_VARARGS, within_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,15 +18,36 @@ from typing import Any, Protocol
 import msgspec
 import numpy as np
 
+from openodke.eval.engine.compiled import native
 from openodke.eval.engine.structs import Reread, RereadGold
 
-__all__ = ["FETCH_BLOCK", "FileRows", "ModelRows", "RepeatedRows", "RowSource", "fetch_each"]
+__all__ = [
+    "FETCH_BLOCK",
+    "FileRows",
+    "ModelRows",
+    "RepeatedRows",
+    "RowSource",
+    "cut_lines",
+    "fetch_each",
+    "py_cut_lines",
+]
 
 _WINDOW = 1 << 20
 _FACT = operator.attrgetter("fact")
 
 FETCH_BLOCK = 1024
 """Rows :func:`fetch_each` reads again at once: the facts of one block are held, never a side's."""
+
+
+def py_cut_lines(block: bytes, starts: np.ndarray, stops: np.ndarray) -> bytes:
+    """``_keyhash.cut_lines`` in Python: ``block[starts[k]:stops[k]]`` for every ``k``, each
+    followed by a line break, in one bytes."""
+    cuts = map(slice, starts.tolist(), stops.tolist())
+    return b"".join(piece + b"\n" for piece in map(block.__getitem__, cuts))
+
+
+_native = native()
+cut_lines = _native.cut_lines if _native is not None else py_cut_lines
 
 
 class RowSource(Protocol):
@@ -90,8 +111,12 @@ class FileRows:
         wanted = np.asarray(rows, dtype=np.int64)
         if not len(wanted):
             return []
-        order = np.argsort(self.offsets[wanted], kind="stable")
-        starts, stops = self.offsets[wanted[order]], self._ends(wanted[order])
+        starts = self.offsets[wanted]
+        order = None  # rows asked in file order (most are) are read as they come
+        if np.any(starts[1:] < starts[:-1]):
+            order = np.argsort(starts, kind="stable")
+            starts = starts[order]
+        stops = self._ends(wanted if order is None else wanted[order])
         decoded: list[Any] = []
         fd = os.open(self.path, os.O_RDONLY)
         try:
@@ -101,8 +126,9 @@ class FileRows:
                 # the rows that end within the window (at least one, however long)
                 stop = max(int(np.searchsorted(stops, base + _WINDOW, side="right")), k + 1)
                 data = os.pread(fd, int(stops[stop - 1]) - base, base)
-                cuts = map(slice, (starts[k:stop] - base).tolist(), (stops[k:stop] - base).tolist())
-                decoded.extend(self._decode(b"\n".join(map(data.__getitem__, cuts))))
+                decoded.extend(
+                    self._decode(cut_lines(data, starts[k:stop] - base, stops[k:stop] - base))
+                )
                 k = stop
         finally:
             os.close(fd)
@@ -110,6 +136,8 @@ class FileRows:
             raise ValueError(f"{self.path}: the file changed while it was read")
         if self.gold:
             decoded = list(map(_FACT, decoded))
+        if order is None:
+            return decoded
         back = np.empty_like(order)
         back[order] = np.arange(len(order))
         return list(map(decoded.__getitem__, back.tolist()))

@@ -297,8 +297,8 @@ def score_keys(
     scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
     if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
         # Most predictions missed: perhaps keys share nothing and labels do (DECISIONS 127).
-        again = aligner.keys(raw.keys, raw.docs, raw.types, raw, labels=True)
-        if not np.array_equal(again.key, predicted.keys.key):
+        again = aligner.keys_by_labels(raw.keys, raw.docs, raw.types, raw)
+        if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
     for side, aligned in ((given, gold), (raw, predicted)):

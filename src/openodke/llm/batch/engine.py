@@ -370,7 +370,16 @@ class BatchEngine:
         """The record of the batch an intent created, looked up in the provider's list (and
         written in the intent's place), or None (the intent dropped: its create never
         arrived, so its requests are submitted again)."""
-        found = protocol.find(self.http, spec, self.env, intent, taken)
+        try:
+            found = protocol.find(self.http, spec, self.env, intent, taken)
+        except BatchMissing as error:  # a server with no list: it cannot be checked, nor wait
+            state.replace(intent, None)
+            self.out.write(
+                f"warning: batch intent {intent.intent} ({intent.model}): the server lists no "
+                f"batches ({error}); if the earlier run's create arrived, its batch is paid "
+                "again: submitting its requests\n"
+            )
+            return None
         if found is None:
             state.replace(intent, None)
             self.out.write(
@@ -420,8 +429,12 @@ class BatchEngine:
         assert intent.intent is not None
         try:
             batch_id = protocol.submit(self.http, spec, self.env, lines, intent.intent)
-        except SentUnanswered:
-            raise  # it may have arrived: the intent stays for the next run to look up
+        except (SentUnanswered, KeyboardInterrupt):  # Terminated too: SIGINT, SIGTERM, SIGHUP
+            self.out.write(  # it may have arrived: the intent stays for the next run to look up
+                f"batch intent {intent.intent} ({spec.model}): the create was sent and its answer "
+                "not heard; rerun the same command: it looks the batch up before submitting again\n"
+            )
+            raise
         except Exception:
             state.replace(intent, None)  # refused, or never sent: nothing to find again
             raise
