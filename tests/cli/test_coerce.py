@@ -34,6 +34,9 @@ CASES = [
     (int, {}, "x"),
     (int, {}, "٣"),  # an Arabic-Indic digit: Python's int() reads it; typer decides
     (int, {"min": 0, "max": 5, "clamp": True}, "9"),
+    (int, {}, "9" * 5000),  # past int()'s 4,300 digits: a ValueError, "this is a bug" (seed 26)
+    (int, {"min": 1}, "1" + "0" * 4300),
+    (float, {}, "9" * 5000),
     (float, {}, "0.5"),
     (float, {}, "2"),
     (float, {}, 2),
@@ -68,7 +71,7 @@ def _typer_value(annotation, info, value):
         return "error", error.message
 
 
-@pytest.mark.parametrize(("annotation", "keywords", "value"), CASES, ids=repr)
+@pytest.mark.parametrize(("annotation", "keywords", "value"), CASES, ids=lambda v: repr(v)[:40])
 def test_the_plain_path_gives_typers_value_or_asks_typer(annotation, keywords, value):
     info = OptionInfo(**keywords)
     kind, expected = _typer_value(annotation, info, value)
@@ -134,3 +137,14 @@ def test_a_command_line_builds_no_pydantic_adapter(tmp_path):
         "Invalid value for '--max-workers'" in bad.stderr
         and "greater than or equal to 1" in bad.stderr
     )
+
+
+@pytest.mark.parametrize("option", ["--max-workers", "--budget-calls"])
+def test_a_number_of_5000_digits_is_typers_refusal_not_a_bug(option, tmp_path) -> None:
+    """Found probing the options added since the campaign of seed 25: int() refuses more than
+    4,300 digits with a ValueError the plain path let through (exit 1, "this is a bug")."""
+    from tests.conftest import run_odke
+
+    result = run_odke("ground", "--facts", "x.jsonl", "--texts", "t", option, "9" * 5000)
+    assert result.exit_code == 2, result.stderr
+    assert "this is a bug" not in result.stderr and f"'{option}'" in result.stderr

@@ -41,7 +41,10 @@ def _number(kind: type, value: Any, info: Any) -> Any:
     if isinstance(value, str):
         if (_INT if kind is int else _FLOAT).fullmatch(value) is None:
             return _TYPER
-        number = kind(value)
+        try:
+            number = kind(value)
+        except ValueError:  # past Python's 4,300 digits for int(): typer's adapter says
+            return _TYPER
     elif type(value) is int or (kind is float and type(value) is float):
         number = kind(value)
     else:

@@ -176,6 +176,7 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     assert [len(b.requests) for b in server.submissions] == [6]
     use = json.loads(result.stdout)["stats"]["batch"]
     assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
+    assert json.loads((folder / "out" / "manifest.json").read_text())["stats"]["batch"] == use
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
