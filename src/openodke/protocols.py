@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -63,6 +63,10 @@ class ValidationVerdict(BaseModel):
         description="accept: write it; refuse: drop it; conflict: write it and flag it."
     )
     reason: str | None = Field(default=None, description="Why, in a few words.")
+
+
+_ACTIONS = frozenset(get_args(ValidationVerdict.model_fields["action"].annotation))
+_ROUTE_FIELDS = frozenset(RouteVerdict.model_fields)  # the class property is 1 us a read
 
 
 @runtime_checkable
@@ -137,6 +141,8 @@ def _verdict_fields(verdict: Any) -> dict[str, Any]:
 
 def as_validation_verdict(verdict: Any) -> ValidationVerdict:
     """Read a gate's answer (ValidationVerdict, a look-alike, a mapping or a string)."""
+    if type(verdict) is ValidationVerdict and verdict.action in _ACTIONS:
+        return verdict  # ours, frozen, valid: as read again (hasattr on a model raised per field)
     fields = _verdict_fields(verdict)
     try:
         return ValidationVerdict(action=fields.get("action"), reason=fields.get("reason"))
@@ -147,7 +153,7 @@ def as_validation_verdict(verdict: Any) -> ValidationVerdict:
 def as_route_verdict(verdict: Any) -> RouteVerdict:
     """Read a router's answer (RouteVerdict, a look-alike, a mapping or a string)."""
     fields = _verdict_fields(verdict)
-    known = {k: v for k, v in fields.items() if k in RouteVerdict.model_fields and v is not None}
+    known = {k: v for k, v in fields.items() if k in _ROUTE_FIELDS and v is not None}
     try:
         return RouteVerdict(**known)
     except ValidationError as error:

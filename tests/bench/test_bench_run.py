@@ -7,6 +7,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from openodke.bench import load_bench
 from openodke.eval.report.io import check_report
 from tests.bench.conftest import read_jsonl
 from tests.bench.movie_replay import record
+from tests.support.batch_server import batch_server  # noqa: F401 - a fixture, used by name
 from tests.support.llm_server import ReplayServer
 
 ROWS = ["extraction alone", "+ grounding", "+ corroboration"]
@@ -27,7 +29,7 @@ def server(movie_dir: Path) -> Iterator[ReplayServer]:
         yield replay
 
 
-def _set(movie_dir: Path, root: Path, name: str, server: ReplayServer, **gate: object) -> Path:
+def _set(movie_dir: Path, root: Path, name: str, server: Any, **gate: object) -> Path:
     folder = root / name
     shutil.copytree(movie_dir, folder)
     config = json.loads((folder / "odke.json").read_text())
@@ -204,3 +206,41 @@ def test_fail_under_gates_the_last_of_our_rows(runs: dict[str, Path], odke) -> N
         ("+ corroboration", "f1", False),
         ("+ corroboration", "recall", True),
     ]
+
+
+def test_bench_run_in_batches_gives_the_live_report(
+    runs: dict[str, Path],
+    movie_dir: Path,
+    batch_server,  # noqa: F811 - the fixture imported above
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``odke bench run --batch``: the same recorded answers through OpenAI's Batch API (a local
+    server) give the live run's rows, call for call; extraction and grounding are two rounds,
+    corroboration replays them; a rerun submits nothing."""
+    from tests.conftest import run_odke
+
+    monkeypatch.setenv("ODKE_BATCH_POLL", "0.02")
+    batches = batch_server("openai", record(load_bench(movie_dir)).answer)
+    folder = _set(movie_dir, tmp_path, "batch", batches)
+    args = [
+        "bench", "run", str(folder), "--config", str(folder / "odke-local.json"),
+        "--cache", str(tmp_path / "cache"), "--batch",
+    ]  # fmt: skip
+    result = run_odke(*args)
+    assert result.exit_code == 0, result.stderr
+    texts = {d.text for d in load_bench(movie_dir).documents}  # 840 documents, 794 texts
+    assert [len(b.requests) for b in batches.submissions][:1] == [len(texts)]  # one per text
+    assert len(batches.submissions) == 2 and "at the batch price" in result.stderr
+    live = {r["name"]: r for r in _report(runs["marks"])["rows"]}
+    batch = {r["name"]: r for r in _report(folder)["rows"]}
+    assert list(batch) == list(live)
+    for name, row in batch.items():
+        assert row["counts"] == live[name]["counts"], name
+        assert row["performance"] == live[name]["performance"], name
+        if row.get("cost") and live[name].get("cost"):
+            assert row["cost"]["calls"] == live[name]["cost"]["calls"], name
+    asked = sum(len(b.requests) for b in batches.submissions)
+    assert 0 < asked < live["+ grounding"]["cost"]["calls"]  # identical requests go once
+    again = run_odke(*args)
+    assert again.exit_code == 0 and sum(len(b.requests) for b in batches.submissions) == asked

@@ -31,27 +31,36 @@ HEAVY = (
 )
 
 PROBE = """
-import json, sys
+import io, json, sys, contextlib
 from openodke.cli import entry
 try:
-    entry({args!r})
-except SystemExit:
-    pass
+    with contextlib.redirect_stdout(io.StringIO()):
+        entry({args!r})
+except SystemExit as done:
+    sys.stderr.write(f"\\nEXIT {{done.code}}")
 sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
 """
 
 
-def loaded(*args: str) -> set[str]:
-    """The modules a fresh ``odke ARGS`` has imported when it exits."""
+def probe(*args: str, cwd=None) -> tuple[str, set[str]]:
+    """The exit line and the modules a fresh ``odke ARGS`` has imported when it exits."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE.format(args=list(args))],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        cwd=cwd,
     )
-    line = next(row for row in done.stderr.splitlines() if row.startswith("MODULES "))
-    return set(json.loads(line.removeprefix("MODULES ")))
+    lines = done.stderr.splitlines()
+    exit_line = next((row for row in lines if row.startswith("EXIT ")), "EXIT 0")
+    modules = next(row for row in lines if row.startswith("MODULES "))
+    return exit_line, set(json.loads(modules.removeprefix("MODULES ")))
+
+
+def loaded(*args: str) -> set[str]:
+    """The modules a fresh ``odke ARGS`` has imported when it exits."""
+    return probe(*args)[1]
 
 
 def heavy(modules: set[str]) -> list[str]:
@@ -127,3 +136,73 @@ def test_a_help_line_with_a_mistake_is_parsed_and_refused(args, said):
     done = _odke(*args)
     assert done.returncode == 2
     assert said in done.stderr
+
+
+# -- what a command that runs loads (issue 20, Deliver 3: run overhead) -----------------------
+
+# A validate dry run needs no option adapter (cli/coerce.py), no extractor, loader or fuzzy
+# matcher it does not run (lazy openodke.stages, DECISIONS #287), and no model client.
+NOT_FOR_VALIDATE = (
+    "typer._adapters",
+    "numpy",
+    "httpx",
+    "jsonschema",
+    "rich",
+    "rapidfuzz",
+    "openodke.stages.llm_extract",
+    "openodke.stages.hybrid",
+    "openodke.stages.pattern",
+    "openodke.stages.records",
+    "openodke.eval.engine.matching",
+)
+
+
+def test_a_validate_dry_run_loads_only_what_it_runs(tmp_path):
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "d.txt").write_text("Acme was founded in 1990 in Oslo.\n")
+    (tmp_path / "facts.jsonl").write_text(
+        '{"doc": "d", "subject": "Acme", "predicate": "founded", "object": "1990"}\n'
+    )
+    (tmp_path / "ontology.json").write_text(
+        '{"name": "o", "types": {"Company": {}}, "predicates": {"founded": {"range": "integer"}}}'
+    )
+    (tmp_path / "odke.yaml").write_text("models: {ground: ollama/llama3}\n")
+    exit_line, modules = probe(
+        "validate", "--facts", "facts.jsonl", "--texts", "texts",
+        "--ontology", "ontology.json", "--config", "odke.yaml", "--dry-run", "--max-workers", "2", cwd=tmp_path,
+    )  # fmt: skip
+    assert exit_line == "EXIT 0"
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_VALIDATE)) == []
+
+
+def test_the_stages_package_loads_a_stage_when_it_is_named():
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, openodke.stages as s; before = sorted(m for m in sys.modules "
+            "if m.startswith('openodke.stages.')); s.SignatureCorroborator; "
+            "print(before, 'openodke.stages.corroborate' in sys.modules, "
+            "'openodke.stages.llm_extract' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.split() == ["[]", "True", "False"]
+
+
+def test_a_command_runs_with_the_collector_raised_and_restores_it(monkeypatch):
+    """The cyclic collector's thresholds are raised while a command imports and runs (DECISIONS
+    #289) and put back after, so a process calling `entry` more than once keeps its own."""
+    import gc
+
+    import openodke.cli.main
+    from openodke.cli import _THRESHOLDS, entry
+
+    seen = []
+    monkeypatch.setattr(openodke.cli.main, "main", lambda argv: seen.append(gc.get_threshold()))
+    before = gc.get_threshold()
+    entry(["ground", "--help"])
+    assert seen == [_THRESHOLDS] and gc.get_threshold() == before != _THRESHOLDS

@@ -105,6 +105,41 @@ def _batch_files() -> dict[str, str | bytes]:
 
 # -- end of the batch block -------------------------------------------------------------------
 
+
+@functools.cache
+def _bench_run_files() -> dict[str, str | bytes]:
+    """The movie set (five sentences) with a run config answered from recordings
+    (``set/odke-replay.json``: the set's own config, its models replayed from
+    ``set/replay/*.json`` written from the gold as tests/bench/movie_replay.py does), so
+    ``odke bench run`` calls no model (issue 22, helper "reliab")."""
+    import json
+
+    from openodke.bench import load_bench
+    from tests.bench.movie_replay import record
+
+    files = dict(_movie_set())
+    with tempfile.TemporaryDirectory() as tmp:
+        seeds.write(Path(tmp), files)
+        recorded = record(load_bench(Path(tmp) / "set"))
+    extract = [
+        {"match": f"Text:\n{s}", "response": json.loads(t)} for s, t in recorded.extract.items()
+    ]
+    ground = [
+        {"match": f"Claim: {c}", "response": {"verdict": v}} for c, v in recorded.ground.items()
+    ]
+    ground.append({"match": "Claim: ", "response": {"verdict": "not_found"}})
+    config = json.loads(files["set/odke.json"])
+    config["models"] = {
+        "extract": {"model": "ollama/qwen2.5:7b", "max_tokens": 16000},
+        "ground": "ollama/qwen2.5:3b",
+        "replay": {"extract": "replay/extract.json", "ground": "replay/ground.json"},
+    }
+    files["set/replay/extract.json"] = json.dumps(extract, indent=1, ensure_ascii=False)
+    files["set/replay/ground.json"] = json.dumps(ground, indent=1, ensure_ascii=False)
+    files["set/odke-replay.json"] = json.dumps(config, indent=1)
+    return files
+
+
 _STAGES = _merged(seeds.stage_files)
 _PIPE = _merged(seeds.pipeline_files)
 _JUDGE = _merged(seeds.judge_files)
@@ -258,6 +293,19 @@ COMMANDS: tuple[Command, ...] = (
             _batch_files, {"cache/batches.json": "json", "batch.yaml": "yaml",
                            "triples.jsonl": "jsonl"}),
     # -- end of the batch rows ----------------------------------------------------------------
+    # -- the last gaps (issue 22, helper "reliab"): every leaf of `odke --help` has a row but
+    # `models` (no input): bench run over recordings, report parquet, eval validate (gate's alias)
+    Command("bench run", ("bench", "run", "set", "--config", "set/odke-replay.json"),
+            _bench_run_files, {"set/odke-replay.json": "json", "set/replay/extract.json": "json",
+                               "set/replay/ground.json": "json", "set/gold.jsonl": "jsonl",
+                               "set/dataset.json": "json", "set/docs": "folder",
+                               "set/competitors/Vicuna-13B/facts.jsonl": "jsonl"},
+            frozenset({0, 1, 2})),
+    Command("report parquet", ("report", "parquet", "report.json", "-o", "out"), _REPORT,
+            {"report.json": "json"}),
+    Command("eval validate", ("eval", "validate", "--labels", "verdicts.jsonl", "--predictions",
+            "validation.jsonl", *_OUT), _STAGES,
+            {"verdicts.jsonl": "jsonl", "validation.jsonl": "jsonl"}),
 )  # fmt: skip
 """Every command, over valid seed files."""
 

@@ -55,7 +55,10 @@ OWN = {
     "requests empty": _record(requests={}),
     "a request key not hex": _record(requests={"k": "v"}),
     "submitted_at a string": _record(submitted_at="yesterday"),
-    "schema version 2": json.dumps({"schema_version": 2, "batches": []}),
+    "schema version 3": json.dumps({"schema_version": 3, "batches": []}),
+    "neither an id nor an intent": _record(id=None),
+    "an intent not hex": _record(id=None, intent="../x"),
+    "found a string": _record(found="yes"),
     "an unknown field": _record(extra=True),
 }
 

@@ -312,6 +312,21 @@ def test_a_bad_grounder_option_in_the_config_exits_2(odke, server, tmp_path: Pat
     assert "stages.grounder.widn: unknown option (did you mean 'widen'?)" in result.stderr
 
 
+@pytest.mark.parametrize(("role", "said"), [("5", "a number"), ("[[]]", "a list")])
+def test_a_model_role_neither_a_string_nor_a_mapping_exits_2(
+    odke, server, tmp_path: Path, role: str, said: str
+) -> None:
+    """Found by the fuzz campaign of seed 26: dict() on the role, "this is a bug" (exit 1)."""
+    config = tmp_path / "odke.yaml"
+    config.write_text(f"models:\n  ground: {role}\n")
+    result = ground(odke, "--config", str(config))
+    assert result.exit_code == 2, result.stderr
+    assert (
+        f"odke.yaml: models: ground: expected a model string or a mapping (model, ...), got {said}"
+        in result.stderr
+    )
+
+
 def test_adapter_output_is_grounded(odke, llm_server, monkeypatch, tmp_path: Path) -> None:
     adapters = ROOT / "tests" / "fixtures" / "adapters"
     running = llm_server("openai", lambda prompt: '{"verdict": "supported"}')

@@ -63,6 +63,25 @@ def test_parse_reads_a_run_configs_models(models, extract, ground) -> None:
     assert (roles.ground.model, roles.ground.max_tokens) == ground
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (5, "got a number"),
+        ([[]], "got a list"),  # dict([[]]) raised ValueError: "this is a bug" (fuzz seed 26)
+        ([["model", "openai/x"]], "got a list"),  # dict() took a list of pairs as a mapping
+        (None, "got null"),
+        ({1: "x"}, "got a mapping whose keys are not all strings"),
+    ],
+)
+def test_a_role_that_is_neither_a_string_nor_a_mapping_is_a_config_error(given, said) -> None:
+    from openodke.errors import ModelConfigError
+
+    with pytest.raises(ModelConfigError, match=f"models: ground: expected a model string.*{said}"):
+        ModelRoles.parse({"ground": given})
+    with pytest.raises(TypeError, match=said):
+        ModelSpec.parse(given)
+
+
 def test_with_model_and_provider_fill_every_role() -> None:
     roles = ModelRoles().with_model("qwen2.5:7b", provider="ollama")
     assert roles.extract.model == roles.ground.model == "ollama/qwen2.5:7b"

@@ -15,6 +15,13 @@ Item faults: ``errored``, ``expired``, ``canceled`` (the request has no answer),
 (OpenAI ``status: failed``), ``expired`` (OpenAI ``status: expired`` with no output), ``401`` on
 every request, ``missing`` (404 on the batch), ``never`` (it never ends). ``requests`` lists every
 HTTP request (path, headers, body) as received.
+
+Both lists of batches are served, newest first, a page at a time (``list_page`` long): OpenAI's
+``GET /v1/batches?limit&after`` (each batch with the ``metadata`` it was created with, and
+``created_at`` in seconds) and Anthropic's ``GET /v1/messages/batches?limit&after_id``
+(``created_at`` in RFC 3339); ``lists = False`` answers them 404. ``hold_create`` makes a create wait for ``release`` after the batch
+is made (a client killed while it waits leaves a batch it never heard of); ``created`` is set
+when a create has arrived.
 """
 
 from __future__ import annotations
@@ -22,10 +29,13 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -58,6 +68,8 @@ class Batch:
     requests: list[dict[str, Any]]
     reads: int = 0
     results: list[dict[str, Any]] = field(default_factory=list)
+    metadata: dict[str, str] | None = None
+    created_at: float = field(default_factory=time.time)
 
 
 def _multipart(raw: bytes, content_type: str) -> dict[str, bytes]:
@@ -91,6 +103,11 @@ class BatchServer:
         self.files: dict[str, bytes] = {}
         self.item_faults: list[ItemFault] = []
         self.batch_fault: str | None = None
+        self.list_page = 2
+        self.lists = True
+        self.hold_create = False
+        self.created = threading.Event()
+        self.release = threading.Event()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -124,6 +141,7 @@ class BatchServer:
         return self
 
     def stop(self) -> None:
+        self.release.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -272,25 +290,91 @@ class _Handler(BaseHTTPRequestHandler):
         elif state.protocol == "openai" and self.path == "/v1/batches":
             content = state.files.get(body.get("input_file_id"), b"")
             lines = [json.loads(line) for line in content.splitlines() if line.strip()]
-            batch = Batch(f"batch_{next(state._ids)}", lines)
+            batch = Batch(f"batch_{next(state._ids)}", lines, metadata=body.get("metadata"))
             state.batches[batch.id] = batch
+            self._held()
             self._send(200, {"id": batch.id, "object": "batch", "status": "validating"})
         elif state.protocol == "anthropic" and self.path == "/v1/messages/batches":
             batch = Batch(f"msgbatch_{next(state._ids)}", list(body["requests"]))
             state.batches[batch.id] = batch
+            self._held()
             self._send(
                 200, {"id": batch.id, "type": "message_batch", "processing_status": "in_progress"}
             )
         else:
             self._send(404, {"error": f"no route {self.path}"})
 
+    def _held(self) -> None:
+        """Made; under ``hold_create`` the answer waits for ``release`` (or 60 s)."""
+        state = self.server_state
+        state.created.set()
+        if state.hold_create:
+            state.release.wait(60)
+
+    def _list(self, query: dict[str, list[str]]) -> None:
+        """One page of the batches, newest first, after the cursor's batch."""
+        state = self.server_state
+        cursor = "after" if state.protocol == "openai" else "after_id"
+        limit = min(int(query.get("limit", ["20"])[0]), state.list_page)
+        newest = sorted(state.batches.values(), key=lambda b: b.created_at, reverse=True)
+        ids = [b.id for b in newest]
+        after = query.get(cursor, [None])[0]
+        start = ids.index(after) + 1 if after in ids else 0
+        page = newest[start : start + limit]
+        data = [self._listed(b) for b in page]
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "first_id": page[0].id if page else None,
+                "last_id": page[-1].id if page else None,
+                "has_more": start + limit < len(newest),
+            },
+        )
+
+    def _listed(self, batch: Batch) -> dict[str, Any]:
+        state = self.server_state
+        n = len(batch.requests)
+        if state.protocol == "openai":
+            return {
+                "id": batch.id,
+                "object": "batch",
+                "status": "completed" if batch.results else "in_progress",
+                "created_at": int(batch.created_at),
+                "metadata": batch.metadata,
+                "request_counts": {"total": n, "completed": 0, "failed": 0},
+            }
+        stamp = datetime.fromtimestamp(batch.created_at, UTC).isoformat().replace("+00:00", "Z")
+        counts = {"processing": n, "succeeded": 0, "errored": 0, "canceled": 0, "expired": 0}
+        if batch.results:
+            counts["processing"] = 0
+            for row in batch.results:
+                counts[row["result"]["type"]] += 1
+        return {
+            "id": batch.id,
+            "type": "message_batch",
+            "processing_status": "ended" if batch.results else "in_progress",
+            "created_at": stamp,
+            "request_counts": counts,
+            "results_url": f"{state.base_url}/v1/messages/batches/{batch.id}/results"
+            if batch.results
+            else None,
+        }
+
     def do_GET(self) -> None:  # noqa: N802
         self._record("GET")
         state = self.server_state
         if self._refused():
             return
-        parts = self.path.strip("/").split("/")
-        if state.protocol == "openai" and parts[:2] == ["v1", "batches"] and len(parts) == 3:
+        split = urlsplit(self.path)
+        parts = split.path.strip("/").split("/")
+        if parts in (["v1", "batches"], ["v1", "messages", "batches"]):
+            if (state.protocol == "openai") == (parts == ["v1", "batches"]) and state.lists:
+                self._list(parse_qs(split.query))
+            else:
+                self._send(404, {"error": f"no route {self.path}"})
+        elif state.protocol == "openai" and parts[:2] == ["v1", "batches"] and len(parts) == 3:
             self._openai_status(parts[2])
         elif state.protocol == "openai" and parts[:2] == ["v1", "files"] and parts[-1] == "content":
             content = state.files.get(parts[2])

@@ -202,6 +202,12 @@ def test_without_facts_the_configs_triples_extractor_and_stages_run(tmp_path):
             [],
             r"odke\.yaml:\d+: ontology: no such file .*ontology\.j on$",
         ),
+        (  # fuzz seed 26: a role that is a number or a list was "this is a bug"
+            {"models": {"ground": 5}},
+            [],
+            r"odke\.yaml:\d+: models: ground: expected a model string .* got a number",
+        ),
+        ({"models": {"ground": [[]]}}, [], r"odke\.yaml:\d+: models: ground: .* got a list"),
     ],
 )
 def test_bad_configs_exit_2_at_their_line(tmp_path, config, cli, message):

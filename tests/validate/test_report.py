@@ -46,12 +46,13 @@ def test_a_report_dump_fits_the_schema_and_names_every_field():
     dumped = ValidationReport(**REPORT).model_dump(mode="json")
     jsonschema.validate(dumped, validation_json_schema())
     assert list(dumped)[0] == "schema_version" and dumped["schema_version"] == "1.0"
-    assert (dumped["restated"], dumped["store"], dumped["failed"], dumped["notes"]) == (
-        0,
-        None,
-        0,
-        [],
-    )
+    assert (
+        dumped["restated"],
+        dumped["store"],
+        dumped["failed"],
+        dumped["notes"],
+        dumped["batch"],
+    ) == (0, None, 0, [], None)
     assert set(dumped) == {
         *REPORT,
         "schema_version",
@@ -60,6 +61,7 @@ def test_a_report_dump_fits_the_schema_and_names_every_field():
         "failed",
         "failures",
         "notes",
+        "batch",
     }
 
 

@@ -20,6 +20,26 @@ def entry(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(version_text())  # before typer and the commands load: at once
         sys.exit(0)
+    import gc
+
+    before = gc.get_threshold()
+    gc.set_threshold(*_THRESHOLDS)
+    try:
+        _start(args, argv)
+    finally:
+        gc.set_threshold(*before)
+
+
+_THRESHOLDS = (20_000, 50, 1_000)
+"""The cyclic collector's thresholds while a command runs (the defaults: 700, 10, 10). A command
+imports ~500 modules and builds thousands of small models, none of them cyclic garbage; at the
+defaults the collector rescanned them over and over (`odke run` already raised them while it
+builds its facts, run/steps.py). It still runs, so cycles are freed. DECISIONS #289."""
+
+
+def _start(args: list[str], argv: list[str] | None) -> None:
+    import sys
+
     try:
         from openodke.cli import signals
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import typer
 
-from openodke.cli import signals
+from openodke.cli import coerce, signals
 from openodke.cli.guard import check_paths
 from openodke.cli.quick_help import help_text
 from openodke.cli.stdout import ReaderSafe
@@ -29,6 +29,8 @@ __all__ = ["PLAIN", "app", "bench_app", "eval_app", "label_app", "main"]
 PLAIN = None
 """Help and usage errors in click's plain text, not rich's panels: loading rich and rendering
 its panels took three times as long as the rest of `odke <command> --help` (DECISIONS #170)."""
+
+coerce.install()  # plain option values without pydantic's adapters (cli/coerce.py)
 
 app = typer.Typer(
     name="odke",

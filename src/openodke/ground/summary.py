@@ -101,6 +101,13 @@ def failure_shapes(
     return shapes
 
 
+def _batch() -> dict[str, Any] | None:
+    from openodke.llm.batch.use import batch_use
+
+    use = batch_use()
+    return None if use is None else use.model_dump(mode="json")
+
+
 def ground_summary(
     facts: list[Fact],
     documents: Mapping[str, Document],
@@ -109,7 +116,8 @@ def ground_summary(
     examples: int = EXAMPLES,
 ) -> dict[str, Any]:
     """The summary: ``facts``, ``verdicts``, call counts (``calls``, ``cached``, ``failed``,
-    ``failures`` by kind, ``tokens``, ``cost_usd``), then the failure shapes ``unsupported`` and ``too_narrow``."""
+    ``failures`` by kind, ``tokens``, ``cost_usd``, ``batch``: what went through the providers'
+    batch APIs, null when live), then the failure shapes ``unsupported`` and ``too_narrow``."""
     verdicts = {v.value: 0 for v in GroundingVerdict}
     for fact in facts:
         verdicts[fact.verdict.value] += 1
@@ -122,6 +130,7 @@ def ground_summary(
         "failures": dict(stats.get("failures") or {}),
         "tokens": stats.get("tokens", 0),
         "cost_usd": stats.get("cost_usd"),
+        "batch": _batch(),
         "located": stats.get("located", 0),
         "widened": stats.get("widened", 0),
         "no_document": stats.get("no_document", 0),

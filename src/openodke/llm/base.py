@@ -150,7 +150,21 @@ class ModelSpec(BaseModel):
             return value
         if isinstance(value, str):
             return cls(model=value, **defaults)
-        return cls(**{**defaults, **dict(value)})
+        if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+            # dict() took a list of pairs as a mapping, and raised on anything else
+            raise TypeError(
+                f"expected a model string or a mapping (model, ...), got {_kind(value)}"
+            )
+        return cls(**{**defaults, **value})
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return "a mapping whose keys are not all strings"
+    if value is None:
+        return "null"
+    named = {bool: "true/false", int: "a number", float: "a number", list: "a list"}
+    return named.get(type(value), f"a {type(value).__name__}")
 
 
 def close_inner(inner: object) -> None:
@@ -198,14 +212,16 @@ class ModelRoles(BaseModel):
             raise ModelConfigError(
                 f"models: unknown role {unknown[0]!r}; roles are extract, ground"
             )
-        if "ground" not in value:
-            return cls.single(value["extract"])
-        roles: dict[str, ModelSpec] = {
-            "ground": ModelSpec.parse(value["ground"], max_tokens=GROUND_MAX_TOKENS)
-        }
-        if "extract" in value:
-            roles["extract"] = ModelSpec.parse(value["extract"], max_tokens=EXTRACT_MAX_TOKENS)
-        return cls(**roles)
+        specs: dict[str, ModelSpec] = {}
+        for role, tokens in (("extract", EXTRACT_MAX_TOKENS), ("ground", GROUND_MAX_TOKENS)):
+            if role in value:
+                try:
+                    specs[role] = ModelSpec.parse(value[role], max_tokens=tokens)
+                except TypeError as error:
+                    raise ModelConfigError(f"models: {role}: {error}") from None
+        if "ground" not in specs:
+            return cls.single(specs["extract"])
+        return cls(**specs)
 
     def with_model(self, model: str, provider: str | None = None) -> ModelRoles:
         """Every role on ``model`` (``--model``), each keeping its own other settings."""

@@ -26,6 +26,7 @@ from openodke.gate import REFUSED_FILE, refused_lines
 from openodke.ground.files import write_files
 from openodke.interop.match import DocumentIndex
 from openodke.llm.base import ModelSpec
+from openodke.llm.batch.use import batch_use
 from openodke.llm.budget import estimate_tokens
 from openodke.llm.estimate import (
     TOKENS_PER_FACT,
@@ -306,6 +307,8 @@ def _stats(
     stats["cost"] = (
         meter.report(documents=len(documents)).model_dump(mode="json") if meter else None
     )
+    use = batch_use()
+    stats["batch"] = None if use is None else use.model_dump(mode="json")
     judge = pipeline.judge()
     stats["calibration"] = (
         [calibration_entry("ground", judge[0], judge[1], pipeline.cards)]

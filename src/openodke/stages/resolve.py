@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from itertools import combinations
 
-from rapidfuzz import fuzz
-
 from openodke.eval.diagnosis.sentences import name_key
 from openodke.ontology import Ontology
 from openodke.types import Entity, EntityLink, Fact, LinkKind, normalise_value
@@ -148,6 +146,8 @@ class NativeResolver:
                 reason=f"external ids {a.external_id!r} and {b.external_id!r}",
                 created_at=now,
             )
+        from rapidfuzz import fuzz  # here: a run whose names share no block never loads it
+
         name_a, name_b = _name(a), _name(b)
         if len(name_a.split()) > 1 and len(name_b.split()) > 1:
             base = fuzz.token_set_ratio(name_a, name_b) / 100

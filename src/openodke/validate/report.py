@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from openodke.ground.files import write_files
+from openodke.llm.batch.use import BatchUse
 
 __all__ = [
     "SCHEMA_PATH",
@@ -86,6 +87,10 @@ class ValidationReport(BaseModel):
     tokens: int = Field(ge=0, description="Tokens the live calls spent, prompt and completion.")
     cost_usd: float | None = Field(
         description="USD the calls cost; null when any answered live call was unpriced."
+    )
+    batch: BatchUse | None = Field(
+        default=None,
+        description="What went through the providers' batch APIs (--batch); null when live.",
     )
     prompts: list[str] = Field(description="The prompt ids (id@version) the calls were made with.")
     coverage: dict[str, Any] | None = Field(

@@ -29,6 +29,7 @@ from openodke.calibration import CalibrationCard, find_card, load_cards
 from openodke.gate import VerdictGate, reason_kind
 from openodke.interop.match import DocumentIndex
 from openodke.llm import LLMClient, ModelRoles
+from openodke.llm.batch.use import batch_use
 from openodke.ontology import Ontology
 from openodke.ontology.snippet import coverage as snippet_coverage
 from openodke.protocols import as_validation_verdict, bind_stage, call_stage
@@ -279,6 +280,7 @@ class Validator:
             failures=dict(stats.get("failures") or {}),
             tokens=int(stats.get("tokens", 0)),
             cost_usd=stats.get("cost_usd", 0.0) if stats else 0.0,
+            batch=batch_use(),
             prompts=list(getattr(self.grounder, "prompts", ()) or ()),
             coverage=self._coverage(),
             notes=notes,

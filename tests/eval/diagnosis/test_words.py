@@ -1,5 +1,5 @@
-"""The surface-form rule in columns (diagnosis/words.py): the C naming against the Python twin and
-against names.end_names / name_keys / sentences.name_key, and EndWords's pair tests against the
+"""The surface-form rule in columns (diagnosis/words.py): the C keying of ends (end_keys) and its
+Python twin, both against names.end_names / name_keys / sentences.name_key, and EndWords's pair tests against the
 row-by-row ``alike`` and key overlap they replaced."""
 
 from __future__ import annotations
@@ -44,39 +44,52 @@ row = st.builds(
     entity, entity, value, st.booleans(),
 )  # fmt: skip
 
-IMPLEMENTATIONS = [pytest.param(words.py_end_words, words.py_name_keys, id="python")]
-if words.end_words is not words.py_end_words:
-    IMPLEMENTATIONS.append(pytest.param(words.end_words, words.name_keys, id="c"))
+IMPLEMENTATIONS = [pytest.param(words.py_end_keys, id="python")]
+if words.end_keys is not words.py_end_keys:
+    IMPLEMENTATIONS.append(pytest.param(words.end_keys, id="c"))
 
 
 def _structs(rows: list[dict]) -> list[Reread]:
     return msgspec.json.Decoder(list[Reread]).decode(msgspec.json.encode(rows))
 
 
-@pytest.mark.parametrize(("end_words", "keys_of"), IMPLEMENTATIONS)
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
 @settings(max_examples=100, deadline=None)
-@given(rows=st.lists(row, min_size=1, max_size=8))
-def test_end_words_name_every_end_as_the_row_by_row_code(end_words, keys_of, rows) -> None:
+@given(rows=st.lists(row, min_size=1, max_size=8), data=st.data())
+def test_end_keys_key_every_end_as_the_row_by_row_code(end_keys, rows, data) -> None:
     facts = _structs(rows)
-    for subject in (True, False):
-        counts = np.zeros(len(facts), np.int64)
-        short = np.zeros(len(facts), np.int8)
-        flat = end_words(facts, subject, words._named, counts, short)
-        at = 0
-        for fact, count, flag in zip(facts, counts.tolist(), short.tolist(), strict=True):
-            end = fact.subject if subject else fact.object_entity
-            end = end if end is not None else fact.object_value
-            assert tuple(flat[at : at + count]) == end_names(end)
-            keys = keys_of(flat[at : at + count], name_key)
-            assert keys == [name_key(n) for n in end_names(end)]
-            # what names.name_keys reads: the names' keys, or the label's alone (short way)
-            expected = set(name_keys(end))
-            got = (
-                {k for k in keys if k} if flag == 0 else ({keys[0]} - {""} if flag == 1 else set())
-            )
-            assert got == expected
-            at += count
-        assert at == len(flat)
+    # ends in any order, some asked twice, subjects and objects mixed
+    asked = data.draw(
+        st.lists(st.tuples(st.integers(0, len(facts) - 1), st.booleans()), max_size=12)
+    )
+    where = np.array([at for at, _ in asked], dtype=np.int64)
+    subjects = np.array([s for _, s in asked], dtype=np.int8)
+    counts = np.full(len(asked), -1, np.int64)
+    keys, hashes, shared = end_keys(facts, where, subjects, words._named, name_key, counts)
+    hashes = np.frombuffer(hashes, np.int64).tolist()
+    shared = np.frombuffer(shared, np.int8).tolist()
+    assert len(keys) == len(hashes) == len(shared) == int(counts.sum())
+    at = 0
+    for (i, subject), count in zip(asked, counts.tolist(), strict=True):
+        fact = facts[i]
+        end = fact.subject if subject else fact.object_entity
+        end = end if end is not None else fact.object_value
+        mine = keys[at : at + count]
+        assert mine == list(dict.fromkeys(k for k in map(name_key, end_names(end)) if k))
+        assert hashes[at : at + count] == [hash(k) for k in mine]
+        # what names.name_keys reads: every key, or the label's alone (short way)
+        assert {k for k, one in zip(mine, shared[at : at + count], strict=True) if one} == set(
+            name_keys(end)
+        )
+        at += count
+
+
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
+def test_end_keys_refuses_a_position_outside_the_facts(end_keys) -> None:
+    facts = _structs([{"subject": {"key": "a"}, "predicate": "p", "object_value": 1}])
+    counts = np.zeros(1, np.int64)
+    with pytest.raises(IndexError):
+        end_keys(facts, np.array([1]), np.array([1], np.int8), words._named, name_key, counts)
 
 
 def _columns(ends: list[Entity]) -> FactColumns:
@@ -87,17 +100,63 @@ def _columns(ends: list[Entity]) -> FactColumns:
     return FactColumns.of_facts(facts)
 
 
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
 @settings(max_examples=60, deadline=None)
 @given(pairs=st.lists(st.tuples(entity, entity), min_size=1, max_size=6))
-def test_end_words_pairs_equal_the_row_by_row_tests(pairs) -> None:
+def test_end_words_pairs_equal_the_row_by_row_tests(end_keys, pairs) -> None:
     ends = [Entity(**e) for pair in pairs for e in pair]
     columns = _columns(ends)
     rows = np.arange(len(ends))
-    found = words.EndWords(((columns, rows, True),))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(words, "end_keys", end_keys)
+        found = words.EndWords(((columns, rows, True),))
     index = found.index(columns.subject_names)
+    assert found.parts[0].tolist() == index.tolist()
     a, b = index[0::2], index[1::2]
     alike_got = found.alike(a, b).tolist()
     share_got = found.share_key(a, b).tolist()
     for k, (x, y) in enumerate(zip(ends[0::2], ends[1::2], strict=True)):
         assert alike_got[k] == alike(end_names(x), end_names(y))
         assert share_got[k] == (not set(name_keys(x)).isdisjoint(name_keys(y)))
+
+
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
+@settings(max_examples=40, deadline=None)
+@given(pairs=st.lists(st.tuples(entity, entity), min_size=1, max_size=6))
+def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> None:
+    def side(ends: list[tuple[dict, dict]]) -> FactColumns:
+        facts = [
+            Fact(subject=Entity(**s), predicate="p", object_entity=Entity(**o),
+                 evidence=[Evidence(doc_id="d")])
+            for s, o in ends
+        ]  # fmt: skip
+        return FactColumns.of_facts(facts)
+
+    gold, said = side(pairs), side([(o, s) for s, o in reversed(pairs)])
+    rows = np.arange(len(pairs))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(words, "end_keys", end_keys)
+        found = words.EndWords(((gold, rows, True), (said, rows[::-1].copy(), False)))
+    a, b = found.parts
+    assert a.tolist() == found.index(gold.subject_names).tolist()
+    assert b.tolist() == found.index(said.object_names[::-1]).tolist()
+    alike_got, share_got = found.alike(a, b).tolist(), found.share_key(a, b).tolist()
+    for k, (s, _) in enumerate(pairs):
+        x = y = Entity(**s)  # the gold subject is the prediction's object, in reverse order
+        assert alike_got[k] == alike(end_names(x), end_names(y))
+        assert share_got[k] == bool(name_keys(x))
+
+
+WITHIN = [pytest.param(words.py_within, id="python")]
+if words.within is not words.py_within:
+    WITHIN.append(pytest.param(words.within, id="c"))
+
+
+@pytest.mark.parametrize("within", WITHIN)
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.lists(st.tuples(*[st.text(alphabet="ab é€𝄞", max_size=6)] * 2), max_size=10))
+def test_within_is_whole_word_containment_either_way(within, pairs) -> None:
+    xs, ys = [x for x, _ in pairs], [y for _, y in pairs]
+    out = np.full(len(pairs), 7, np.int8)
+    within(xs, ys, out)
+    assert out.tolist() == [int(f" {x} " in f" {y} " or f" {y} " in f" {x} ") for x, y in pairs]

@@ -13,10 +13,10 @@ from openodke.eval.engine import compiled
 
 @pytest.fixture
 def stale(monkeypatch):
-    """An ``_keyhash`` as an editable install keeps after the C source gained ``name_keys``."""
+    """An ``_keyhash`` as an editable install keeps after the C source gained ``end_keys``."""
     module = types.ModuleType("openodke.eval.engine._keyhash")
     for name in compiled.NEEDED:
-        if name != "name_keys":
+        if name != "end_keys":
             setattr(module, name, lambda *args: None)
     monkeypatch.setitem(sys.modules, "openodke.eval.engine._keyhash", module)
     return module
@@ -25,10 +25,10 @@ def stale(monkeypatch):
 def test_a_stale_extension_is_not_used_and_the_version_line_says_why(stale) -> None:
     assert compiled.native() is None
     line = compiled.engine_line()
-    assert line.startswith("engine: pure Python") and "older source (no name_keys)" in line
+    assert line.startswith("engine: pure Python") and "older source (no end_keys)" in line
 
 
 def test_a_current_extension_is_used(stale) -> None:
-    stale.name_keys = lambda *args: None
+    stale.end_keys = lambda *args: None
     assert compiled.native() is stale
     assert compiled.engine_line().startswith("engine: compiled")

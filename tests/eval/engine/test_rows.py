@@ -14,6 +14,11 @@ from openodke.eval.engine import rows as rows_module
 from openodke.eval.engine.fastload import load_facts, load_gold
 
 
+CUTS = [pytest.param(rows_module.py_cut_lines, id="python")]
+if rows_module.cut_lines is not rows_module.py_cut_lines:
+    CUTS.append(pytest.param(rows_module.cut_lines, id="c"))
+
+
 def _fact(i: int, long: bool = False) -> dict:
     label = "x" * 3_000_000 if long else f"E {i}"
     return {
@@ -29,10 +34,17 @@ def _fact(i: int, long: bool = False) -> dict:
     [("\n", "\n", None), ("\r\n", "", None), ("\n\n  \n", "\n", None), ("\n", "", 7)],
     ids=["plain", "crlf-no-last-break", "blank-lines", "a-row-past-the-window"],
 )
+@pytest.mark.parametrize("cut", CUTS)
 def test_fetch_gives_each_row_asked_in_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, between: str, end: str, long_row: int | None
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    between: str,
+    end: str,
+    long_row: int | None,
+    cut,
 ) -> None:
     monkeypatch.setattr(rows_module, "_WINDOW", 4096)  # many windows on a small file
+    monkeypatch.setattr(rows_module, "cut_lines", cut)
     facts = [_fact(i, long=i == long_row) for i in range(400)]
     path = tmp_path / "facts.jsonl"
     path.write_text(between.join(json.dumps(f) for f in facts) + end)
@@ -44,6 +56,8 @@ def test_fetch_gives_each_row_asked_in_order(
     assert [f.object_value for f in found] == asked
     every = columns.rows.fetch(np.arange(400)[::-1].tolist())
     assert [f.object_value for f in every] == list(range(399, -1, -1))
+    ascending = [0, 0, 1, 5, 200, 398, 399]  # in file order: read as asked, no sort
+    assert [f.object_value for f in columns.rows.fetch(ascending)] == ascending
     assert columns.rows.fetch([]) == []
 
 
@@ -54,3 +68,18 @@ def test_fetch_gold_rows_gives_their_facts(tmp_path: Path) -> None:
     )
     found = load_gold(path).rows.fetch([49, 3, 3])
     assert [f.subject.key for f in found] == ["s49", "s3", "s3"]
+
+
+@pytest.mark.parametrize("cut", CUTS)
+def test_cut_lines_cuts_each_span_and_ends_it_with_a_break(cut) -> None:
+    block = b"abc\ndef\n\nghij"
+    starts, stops = np.array([0, 4, 9, 2, 9], np.int64), np.array([4, 7, 13, 2, 9], np.int64)
+    assert cut(block, starts, stops) == b"abc\n\ndef\nghij\n\n\n"
+    assert cut(block, np.empty(0, np.int64), np.empty(0, np.int64)) == b""
+
+
+def test_cut_lines_refuses_a_span_outside_the_block() -> None:
+    if rows_module.cut_lines is rows_module.py_cut_lines:
+        pytest.skip("the C extension was not built")
+    with pytest.raises(ValueError):
+        rows_module.cut_lines(b"abc", np.array([1], np.int64), np.array([4], np.int64))

@@ -54,10 +54,26 @@ def test_ground_in_a_batch_gives_the_live_verdicts_at_the_batch_price(
     expected = sum(u["prompt_tokens"] * 0.075 + u["completion_tokens"] * 0.30 for u in tokens) / 1e6
     assert summary["cost_usd"] == pytest.approx(expected)
     assert "requests submitted" in result.stderr and "at the batch price" in result.stderr
+    use = {
+        "requests": 5,
+        "submitted": [batches.submissions[0].id],
+        "resumed": [],
+        "rounds": 1,
+        "cost_usd": pytest.approx(expected),
+    }
+    assert summary["batch"] == use  # in the record, not only on stderr (decision 292)
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["batch"] == use
     seen = len(batches.requests)
     again = ground(odke, "--model", "openai/gpt-4o-mini", "--batch", "-o", "out2", "--json")
     assert again.exit_code == 0 and len(batches.requests) == seen
     assert json.loads(again.stdout)["cached"] == 5
+    assert json.loads(again.stdout)["batch"] == {
+        "requests": 0,
+        "submitted": [],
+        "resumed": [],
+        "rounds": 0,
+        "cost_usd": 0.0,
+    }
 
 
 def test_the_dry_run_says_the_batch_price(odke, batches) -> None:
@@ -158,10 +174,46 @@ def test_run_with_batch_true_in_its_config(odke, run_folder, monkeypatch) -> Non
     result = odke("run", str(folder / "odke.yaml"), "--json")
     assert result.exit_code == 0, result.stderr
     assert [len(b.requests) for b in server.submissions] == [6]
+    use = json.loads(result.stdout)["stats"]["batch"]
+    assert (use["requests"], use["submitted"], use["rounds"]) == (6, [server.submissions[0].id], 1)
+    assert json.loads((folder / "out" / "manifest.json").read_text())["stats"]["batch"] == use
     facts = [json.loads(x) for x in (folder / "out" / "facts.jsonl").read_text().splitlines()]
     assert facts and {f["verdict"] for f in facts} == {"supported"}
     seen = len(server.requests)
     assert odke("run", str(folder / "odke.yaml")).exit_code == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize(
+    ("models", "batch_flag", "extra"),
+    [
+        ({"ground": "ollama/qwen2.5:7b"}, True, []),
+        ({"ground": "ollama/qwen2.5:7b"}, False, []),  # batch: true in the config
+        ({"ground": "anthropic/claude-haiku-4-5"}, True, ["--model", "ollama/llama3"]),
+    ],
+    ids=["--batch", "batch-true-in-config", "--model-override"],
+)
+def test_run_dry_run_refuses_a_model_with_no_batch_api_as_the_live_run_does(
+    odke, tmp_path, monkeypatch, models, batch_flag, extra
+) -> None:
+    """A dry run under --batch does not price a model that has no batch API at the batch rate:
+    it refuses it with the line, and the exit, of the live run (issue 20)."""
+    from tests.run.conftest import ONTOLOGY as RUN_ONTOLOGY
+    from tests.run.conftest import REGISTER
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key-0123456789")
+    (tmp_path / "ontology.json").write_text(json.dumps(RUN_ONTOLOGY))
+    (tmp_path / "register.csv").write_text(REGISTER)
+    config = {**RUN_CONFIG, "models": models, "batch": not batch_flag}
+    (tmp_path / "odke.yaml").write_text(json.dumps(config))
+    flags = [*extra, *(["--batch"] if batch_flag else [])]
+    live = odke("run", "odke.yaml", *flags)
+    for dry in (["--dry-run"], ["--dry-run", "--json"]):
+        planned = odke("run", "odke.yaml", *flags, *dry)
+        assert (planned.exit_code, live.exit_code) == (2, 2), planned.stdout
+        assert planned.stderr == live.stderr and "has no batch API" in planned.stderr
+        assert planned.stdout == "" and "batch rate" not in planned.stderr
+    assert not (tmp_path / "out").exists() and not (tmp_path / ".odke-cache").exists()
 
 
 def test_validate_with_batch(odke, batches, tmp_path) -> None:
@@ -175,6 +227,8 @@ def test_validate_with_batch(odke, batches, tmp_path) -> None:
     assert result.exit_code == 0, result.stderr
     assert len(batches.submissions) == 1 and "at the batch price" in result.stderr
     assert (tmp_path / "out").is_dir()
+    use = json.loads(result.stdout)["report"]["batch"]
+    assert (use["requests"], use["submitted"]) == (5, [batches.submissions[0].id])
 
 
 # -- a process killed, and a signal, while a batch is polled ----------------------------------
@@ -186,14 +240,19 @@ def _env(server_url: str) -> dict[str, str]:
         **env,
         "PYTHONPATH": str(ROOT / "src"),
         "OPENAI_BASE_URL": server_url,
+        "ANTHROPIC_BASE_URL": server_url,
+        "ANTHROPIC_API_KEY": "sk-ant-local-test",  # anthropic/ asks for one; the server takes any
         "ODKE_BATCH_POLL": "0.05",
     }
 
 
-def _command() -> list[str]:
+MODELS = {"openai": "openai/gpt-4o-mini", "anthropic": "anthropic/claude-haiku-4-5"}
+
+
+def _command(protocol: str = "openai") -> list[str]:
     return [
         *ODKE, "ground", "--facts", str(FACTS), "--texts", str(TEXTS), "--ontology", str(ONTOLOGY),
-        "--model", "openai/gpt-4o-mini", "--batch", "-o", "out",
+        "--model", MODELS[protocol], "--batch", "-o", "out",
     ]  # fmt: skip
 
 
@@ -242,6 +301,8 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
     } == VERDICTS
     assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
+    use = json.loads((tmp_path / "out" / "summary.json").read_text())["batch"]
+    assert (use["submitted"], use["resumed"]) == ([], [server.submissions[0].id])
     seen = len(server.requests)
     third = subprocess.run(
         _command(),
@@ -252,6 +313,64 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
         timeout=120,
     )
     assert third.returncode == 0 and len(server.requests) == seen
+
+
+@pytest.mark.parametrize(
+    ("protocol", "sig"),
+    [
+        ("openai", signal.SIGKILL),
+        ("anthropic", signal.SIGKILL),
+        ("openai", signal.SIGTERM),
+    ],
+)
+def test_killed_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
+    batch_server, tmp_path, protocol, sig
+) -> None:
+    """Killed after the create reached the provider and before its answer (so before the batch
+    id was known): the intent written before the create is looked up in the provider's list
+    (OpenAI by the intent in the batch's metadata, Anthropic by time, size and custom_ids); one
+    submission, its answers used (decision 290). SIGTERM exits at once and says so."""
+    server = batch_server(protocol, ANSWERS)
+    server.hold_create = True
+    child = subprocess.Popen(
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.created.wait(60), "the create never arrived"
+        sent = time.monotonic()
+        child.send_signal(sig)
+        _, err = child.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    if sig == signal.SIGTERM:
+        assert child.returncode == 128 + sig and took <= 2.0, (took, err)
+        assert "the create was sent and its answer not heard" in err and "Traceback" not in err
+    server.hold_create = False
+    server.release.set()
+    state = json.loads((tmp_path / ".odke-cache" / STATE_FILE).read_text())
+    assert [b["id"] for b in state["batches"]] == [None]  # the intent, not yet a batch
+    rerun = subprocess.run(
+        _command(protocol),
+        cwd=tmp_path,
+        env=_env(server.base_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert len(server.submissions) == 1, rerun.stderr
+    assert "found from an earlier run" in rerun.stderr
+    assert {
+        i: r["verdict"] for i, r in read_facts(tmp_path / "out" / "facts.jsonl").items()
+    } == VERDICTS
+    assert not (tmp_path / ".odke-cache" / STATE_FILE).exists()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

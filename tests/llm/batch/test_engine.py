@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -269,7 +270,7 @@ def test_a_pending_batch_the_server_does_not_know_is_forgotten_and_submitted_aga
                 "provider": "openai",
                 "model": "openai/m",
                 "endpoint": "x",
-                "submitted_at": 0,
+                "submitted_at": time.time(),  # 0 is past the provider's retention: pruned
                 "requests": {key: key},
             }
         ],

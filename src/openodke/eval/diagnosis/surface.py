@@ -67,8 +67,7 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
         if not len(which):
             return found
         words = EndWords(((g, i, True), (g, i, False), (p, j, True), (p, j, False)))
-        gs, go = words.index(g.subject_names[i]), words.index(g.object_names[i])
-        ps, po = words.index(p.subject_names[j]), words.index(p.object_names[j])
+        gs, go, ps, po = words.parts
         by_subject = objects_differ & words.share_key(gs, ps)
         by_object = subjects_differ & words.share_key(go, po)
         passes = np.zeros(len(which), dtype=bool)

@@ -1,8 +1,8 @@
 """The words of many ends at once, as columns: what the surface-form rule compares.
 
 An end is named by its names hash (what its names follow from). :class:`EndWords` reads the
-distinct ends a rule asks about once (one read of their rows per side), names each in C
-(``_keyhash.end_words`` and ``name_keys``; the same in Python here where it was not built) and
+distinct ends a rule asks about once (one read of their rows per side), names each and keys its
+names in one C call (``_keyhash.end_keys``; the same in Python here where it was not built) and
 keeps their name keys as ragged columns, so that "the two ends share a name key"
 (:meth:`EndWords.share_key`) and "the two ends are alike" (:meth:`EndWords.alike`, the rule of
 :func:`~openodke.eval.diagnosis.surface.alike`) are answered for many pairs at once: sorts and
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from itertools import chain, compress
 from typing import Any
 
 import numpy as np
@@ -27,7 +26,7 @@ from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.compiled import native
 from openodke.eval.engine.joins import mix, search
 
-__all__ = ["ALIKE", "EndWords", "end_words", "name_keys", "py_end_words", "py_name_keys"]
+__all__ = ["ALIKE", "EndWords", "end_keys", "py_end_keys", "py_within", "within"]
 
 ALIKE = 85.0
 """rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
@@ -47,31 +46,49 @@ def _named(end: Any) -> tuple[tuple[str, ...], int]:
     return names, 1 if end.label.strip() else 2
 
 
-def py_end_words(
-    facts: list[Any], subject: bool, fallback: Any, counts: np.ndarray, short: np.ndarray
-) -> list[str]:
-    """``_keyhash.end_words`` in Python: each fact's subject (or object) named, every name in
-    one list; ``counts[i]`` how many are row ``i``'s, ``short[i]`` the short way's flag."""
-    out: list[str] = []
-    for i, fact in enumerate(facts):
+def py_end_keys(
+    facts: list[Any],
+    where: np.ndarray,
+    subjects: np.ndarray,
+    fallback: Any,
+    key_fallback: Any,
+    counts: np.ndarray,
+) -> tuple[list[str], bytes, bytes]:
+    """``_keyhash.end_keys`` in Python: end ``i`` is the subject (``subjects[i]`` 1) or object
+    of ``facts[where[i]]``; each of its names' distinct non-empty keys in one list, their ``hash`` (bytes
+    of int64) and whether ``names.name_keys`` gives each (bytes of int8: all of them, or the
+    label's alone for the short way); ``counts[i]`` how many are end ``i``'s."""
+    keys: list[str] = []
+    shared: list[bool] = []
+    for i, (at, subject) in enumerate(zip(where.tolist(), subjects.tolist(), strict=True)):
+        fact = facts[at]
         if subject:
             end = fact.subject
         else:
             end = fact.object_entity if fact.object_entity is not None else fact.object_value
         names, is_short = fallback(end)
-        out.extend(names)
-        counts[i], short[i] = len(names), is_short
-    return out
+        before = len(keys)
+        for rank, name in enumerate(names):
+            key = key_fallback(name)
+            if key and key not in keys[before:]:  # no letter, no key; each key once
+                keys.append(key)
+                shared.append(is_short == 0 or (is_short == 1 and rank == 0))
+        counts[i] = len(keys) - before
+    hashes = np.array([hash(k) for k in keys], dtype=np.int64).tobytes()
+    return keys, hashes, np.array(shared, dtype=np.int8).tobytes()
 
 
-def py_name_keys(names: list[str], fallback: Any) -> list[str]:
-    """``_keyhash.name_keys`` in Python: each name's ``name_key``."""
-    return [fallback(n) for n in names]
+def py_within(xs: list[str], ys: list[str], out: np.ndarray) -> None:
+    """``_keyhash.within`` in Python: ``out[k]`` 1 when ``xs[k]`` is within ``ys[k]`` as whole
+    words or the other way round."""
+    px, py = list(map(" {} ".format, xs)), list(map(" {} ".format, ys))
+    out[:] = np.fromiter(map(operator.contains, py, px), bool, len(px))
+    out |= np.fromiter(map(operator.contains, px, py), bool, len(px))
 
 
 _native = native()
-end_words = _native.end_words if _native is not None else py_end_words
-name_keys = _native.name_keys if _native is not None else py_name_keys
+end_keys = _native.end_keys if _native is not None else py_end_keys
+within = _native.within if _native is not None else py_within
 
 
 def _starts(count: np.ndarray) -> np.ndarray:
@@ -95,68 +112,69 @@ class EndWords:
     """The distinct ends of some rows, in words: their names' keys as ragged columns.
 
     ``EndWords(sides)`` takes, per side, its columns and the rows and ends (subject or object)
-    asked about; :meth:`index` gives the end each names hash stands for.
+    asked about; ``parts[k]`` is the end each row of the ``k``-th names, and :meth:`index` the
+    end any names hash asked about stands for.
     """
 
     def __init__(self, asked: Sequence[tuple[FactColumns, np.ndarray, bool]]) -> None:
         hashes = np.concatenate(
             [(c.subject_names if s else c.object_names)[rows] for c, rows, s in asked]
         )
-        part = np.repeat(np.arange(len(asked)), [len(rows) for _, rows, _ in asked])
+        sizes = [len(rows) for _, rows, _ in asked]
+        part = np.repeat(np.arange(len(asked)), sizes)
         row = np.concatenate([rows for _, rows, _ in asked]).astype(np.int64)
-        order = np.argsort(hashes, kind="stable")
+        # Sorts here need not be stable (rows of one names hash have the same names, and ends of
+        # one row may be keyed in any order): numpy's default argsort is ~4x faster on int64.
+        order = np.argsort(hashes)
         ordered = hashes[order]
         first = np.ones(len(ordered), dtype=bool)
         first[1:] = ordered[1:] != ordered[:-1]
         self.hashes = ordered[first]  # sorted, distinct: end k is the k-th
+        inverse = np.empty(len(order), dtype=np.int64)
+        inverse[order] = np.cumsum(first) - 1
+        # per part asked, the end each of its rows names (what :meth:`index` would give)
+        self.parts: list[np.ndarray] = np.split(inverse, np.cumsum(sizes)[:-1])
         pick = order[first]
-        short = np.zeros(len(self.hashes), dtype=np.int8)
-        names: list[list[str]] = []
-        owners: list[np.ndarray] = []
-        sides: dict[int, list[int]] = {}  # the parts of each side's columns: one read each
-        for k, (columns, _, _) in enumerate(asked):
-            sides.setdefault(id(columns), []).append(k)
+        # The ends are keyed in the order their rows lie in the files (side by side, row by
+        # row), not by hash: the facts are then read where they lie in memory, not scattered
+        # (5x faster on 280k ends). Their keys are kept in that order, found by ``start``.
+        sides: dict[int, FactColumns] = {}  # each side's columns, one read each
+        for columns, _, _ in asked:
+            sides.setdefault(id(columns), columns)
+        side_of = np.array([list(sides).index(id(c)) for c, _, _ in asked], dtype=np.int64)
         of_part = part[pick]
-        for parts in sides.values():
-            columns = asked[parts[0]][0]
-            mine = np.flatnonzero(np.isin(of_part, parts))
-            if not len(mine):
-                continue
-            rows = row[pick[mine]]
-            wanted = np.unique(rows)
-            facts = columns.rows.fetch(wanted.tolist())
-            for k in parts:
-                ends = mine[of_part[mine] == k]  # the distinct ends this part names
-                if not len(ends):
-                    continue
-                at = np.searchsorted(wanted, row[pick[ends]]).tolist()
-                counts = np.zeros(len(ends), dtype=np.int64)
-                flags = np.zeros(len(ends), dtype=np.int8)
-                subject = asked[k][2]
-                chosen = list(map(facts.__getitem__, at))
-                names.append(end_words(chosen, subject, _named, counts, flags))
-                owners.append(np.repeat(ends, counts))
-                short[ends] = flags
-        owner = np.concatenate(owners) if owners else np.empty(0, np.int64)
-        order = np.argsort(owner, kind="stable")
-        owner = owner[order]
-        every = name_keys(list(chain.from_iterable(names)), name_key)
-        every = list(map(every.__getitem__, order.tolist()))
-        count = np.bincount(owner, minlength=len(self.hashes)).astype(np.int64)
-        rank = np.arange(len(owner), dtype=np.int64) - _starts(count)[owner]
-        keep = np.fromiter(map(len, every), np.int64, len(every)) > 0  # no letter, no key
-        self.keys = list(compress(every, keep.tolist()))
-        self.owner = owner[keep]
-        self.key_hash = np.fromiter(map(hash, self.keys), np.int64, len(self.keys))
-        self.count = np.bincount(self.owner, minlength=len(self.hashes)).astype(np.int64)
-        self.start = _starts(self.count)
+        placed = side_of[of_part] << 40 | row[pick]
+        proc = np.argsort(placed)  # ends in file order
+        placed = placed[proc]
+        new = np.ones(len(placed), dtype=bool)
+        new[1:] = placed[1:] != placed[:-1]
+        where = np.cumsum(new) - 1  # each end's fact in ``facts``
+        facts: list[Any] = []
+        read = placed[new]
+        for side, columns in enumerate(sides.values()):
+            rows = read[(read >> 40) == side] & ((1 << 40) - 1)
+            facts.extend(columns.rows.fetch(rows.tolist()))
+        subjects = np.array([s for _, _, s in asked], dtype=np.int8)[of_part[proc]]
+        count = np.zeros(len(proc), dtype=np.int64)
+        keys, key_hash, shared_bytes = end_keys(facts, where, subjects, _named, name_key, count)
+        self.keys: list[str] = keys
+        self.key_hash = np.frombuffer(key_hash, dtype=np.int64)
+        self.count = np.empty(len(proc), dtype=np.int64)
+        self.count[proc] = count
+        self.start = np.empty(len(proc), dtype=np.int64)
+        self.start[proc] = _starts(count)
+        self.owner = np.repeat(proc, count)
         # "Share a key" reads names.name_keys: a short-way end's is its label's (its first
         # name) alone, none when the label is blank.
-        flag = short[self.owner]
-        shared = (flag == 0) | ((flag == 1) & (rank[keep] == 0))
+        shared = np.frombuffer(shared_bytes, dtype=np.int8).view(bool)
         self._share_hash = self.key_hash[shared]  # grouped by end, as the keys are
-        self._share_count = np.bincount(self.owner[shared], minlength=len(self.hashes))
-        self._share_start = _starts(self._share_count)
+        share_count = np.bincount(
+            np.repeat(np.arange(len(proc)), count)[shared], minlength=len(proc)
+        )
+        self._share_count = np.empty(len(proc), dtype=np.int64)
+        self._share_count[proc] = share_count
+        self._share_start = np.empty(len(proc), dtype=np.int64)
+        self._share_start[proc] = _starts(share_count)
         self._share = np.sort(mix(self.owner[shared], self._share_hash))
 
     def index(self, hashes: np.ndarray) -> np.ndarray:
@@ -181,7 +199,7 @@ class EndWords:
         if not len(a):
             return out
         code = mix(a, b)
-        order = np.argsort(code, kind="stable")
+        order = np.argsort(code)
         first = np.ones(len(code), dtype=bool)
         first[1:] = code[order][1:] != code[order][:-1]
         ua, ub = a[order][first], b[order][first]  # each pair of ends compared once
@@ -194,11 +212,10 @@ class EndWords:
         xs = list(map(self.keys.__getitem__, x.tolist()))
         ys = list(map(self.keys.__getitem__, y.tolist()))
         near = cpdist(xs, ys, scorer=fuzz.ratio, score_cutoff=ALIKE, workers=1) > 0
-        px, py = list(map(" {} ".format, xs)), list(map(" {} ".format, ys))
-        within = np.fromiter(map(operator.contains, py, px), bool, len(px))
-        within |= np.fromiter(map(operator.contains, px, py), bool, len(px))
+        inside = np.zeros(len(xs), dtype=np.int8)
+        within(xs, ys, inside)
         same = np.zeros(len(ua), dtype=bool)
-        same[pair[near | within]] = True
+        same[pair[near | inside.view(bool)]] = True
         group = np.cumsum(first) - 1
         out[order] = same[group]
         return out

@@ -432,11 +432,48 @@ static PyObject *line_starts(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(count);
 }
 
+PyDoc_STRVAR(cut_lines_doc,
+             "cut_lines(block, starts, stops) -> bytes\n\n"
+             "block[starts[k]:stops[k]] for every k (int64 buffers), each followed by a line "
+             "break, in one bytes: the rows a reader wants out of a window of a file.");
+
+static PyObject *cut_lines(PyObject *self, PyObject *args) {
+    Py_buffer block, starts, stops;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &block, &starts, &stops)) return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n = starts.len / 8, total = 0;
+    const int64_t *a = starts.buf, *b = stops.buf;
+    if (stops.len != starts.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and stops differ in length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (a[k] < 0 || b[k] < a[k] || b[k] > block.len) {
+            PyErr_SetString(PyExc_ValueError, "a cut lies outside the block");
+            goto done;
+        }
+        total += (Py_ssize_t)(b[k] - a[k]) + 1;
+    }
+    if ((out = PyBytes_FromStringAndSize(NULL, total)) == NULL) goto done;
+    char *to = PyBytes_AS_STRING(out);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        memcpy(to, (const char *)block.buf + a[k], (size_t)(b[k] - a[k]));
+        to += b[k] - a[k];
+        *to++ = '\n';
+    }
+done:
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&stops);
+    return out;
+}
+
 /* ---- The words of a few ends, for the diagnosis's surface-form rule ----
  *
- * end_words does what openodke.eval.diagnosis.words.py_end_words does (names.end_names and the
- * short way of names.name_keys) for ends whose key, type and label are ASCII and that have no
- * aliases; any other end goes to the Python fallback, so the two give the same. */
+ * end_keys does what openodke.eval.diagnosis.words.py_end_keys does (names.end_names, the
+ * short way of names.name_keys and sentences.name_key) for ends whose key, type and label are
+ * ASCII and that have no aliases, and for ASCII names; any other end or name goes to the Python
+ * fallbacks, so the two give the same. */
 
 static int ascii_str(PyObject *s) { return PyUnicode_Check(s) && PyUnicode_IS_ASCII(s); }
 
@@ -501,147 +538,262 @@ done:
     return err;
 }
 
-PyDoc_STRVAR(end_words_doc,
-             "end_words(facts, subject, fallback, counts, short) -> list[str]\n\n"
-             "Each fact's subject (or object: its entity, else its value) named: every name in "
-             "order in one list, counts[i] (int64) how many are row i's, short[i] (int8) 1 when "
-             "its name keys are its label's alone, 2 when none (a blank label), else 0. An "
+/* The names of a fact's subject (or object: its entity, else str of its value) appended to
+ * names; *is_short as ascii_entity sets it (0 for a literal). An entity with aliases or a
+ * non-ASCII key, type or label is named by fallback(end) -> (names, short). */
+static int end_names_into(PyObject *fact, int subject, PyObject *fallback, PyObject *names,
+                          int *is_short) {
+    PyObject *end, *key = NULL, *type = NULL, *label = NULL, *aliases = NULL;
+    int err = -1;
+    *is_short = 0;
+    end = PyObject_GetAttr(fact, subject ? s_subject : s_object_entity);
+    if (end == NULL) return -1;
+    if (!subject && end == Py_None) { /* a literal: str of its value */
+        Py_DECREF(end);
+        PyObject *value = PyObject_GetAttr(fact, s_object_value);
+        if (value == NULL) return -1;
+        PyObject *text = PyObject_Str(value);
+        Py_DECREF(value);
+        if (text == NULL) return -1;
+        err = PyList_Append(names, text);
+        Py_DECREF(text);
+        return err;
+    }
+    if ((key = PyObject_GetAttr(end, s_key)) == NULL) goto done;
+    if ((type = PyObject_GetAttr(end, s_type)) == NULL) goto done;
+    if ((label = PyObject_GetAttr(end, s_label)) == NULL) goto done;
+    if ((aliases = PyObject_GetAttr(end, s_aliases)) == NULL) goto done;
+    int has_aliases = PyObject_IsTrue(aliases);
+    if (has_aliases < 0) goto done;
+    if (!has_aliases && ascii_str(key) && ascii_str(type) &&
+        (label == Py_None || ascii_str(label))) {
+        err = ascii_entity(key, type, label, names, is_short);
+        goto done;
+    }
+    PyObject *got = PyObject_CallOneArg(fallback, end);
+    if (got == NULL) goto done;
+    PyObject *found = NULL;
+    if (!PyArg_ParseTuple(got, "Oi", &found, is_short)) {
+        Py_DECREF(got);
+        goto done;
+    }
+    Py_ssize_t m = PySequence_Length(found);
+    err = m < 0 ? -1 : 0;
+    for (Py_ssize_t k = 0; err == 0 && k < m; k++) {
+        PyObject *name = PySequence_GetItem(found, k);
+        err = name == NULL ? -1 : PyList_Append(names, name);
+        Py_XDECREF(name);
+    }
+    Py_DECREF(got);
+done:
+    Py_DECREF(end);
+    Py_XDECREF(key);
+    Py_XDECREF(type);
+    Py_XDECREF(label);
+    Py_XDECREF(aliases);
+    return err;
+}
+
+/* sentences.name_key of an ASCII name: letters and digits lower-cased, every other character a
+ * space, runs of spaces one, none at either end. */
+static PyObject *ascii_key(PyObject *name) {
+    unsigned char small[256];
+    Py_ssize_t len = PyUnicode_GET_LENGTH(name), m = 0;
+    const unsigned char *s = PyUnicode_1BYTE_DATA(name);
+    unsigned char *d = len <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)len);
+    if (d == NULL) return PyErr_NoMemory();
+    int pending = 0;
+    for (Py_ssize_t k = 0; k < len; k++) {
+        unsigned char c = s[k];
+        int word = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!word) {
+            pending = m > 0;
+            continue;
+        }
+        if (pending) d[m++] = ' ';
+        pending = 0;
+        d[m++] = (unsigned char)ascii_lower(c);
+    }
+    PyObject *key = PyUnicode_FromStringAndSize((const char *)d, m);
+    if (d != small) PyMem_Free(d);
+    return key;
+}
+
+/* A growing array of fixed-width items, handed back as bytes. */
+typedef struct {
+    char *data;
+    Py_ssize_t len, cap;
+} Grow;
+
+static int grow_push(Grow *g, const void *item, Py_ssize_t width) {
+    if (g->len + width > g->cap) {
+        Py_ssize_t cap = g->cap ? 2 * g->cap : 4096;
+        char *data = PyMem_Realloc(g->data, (size_t)cap);
+        if (data == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        g->data = data;
+        g->cap = cap;
+    }
+    memcpy(g->data + g->len, item, (size_t)width);
+    g->len += width;
+    return 0;
+}
+
+PyDoc_STRVAR(end_keys_doc,
+             "end_keys(facts, where, subjects, fallback, key_fallback, counts) "
+             "-> (keys, hashes, shared)\n\n"
+             "The name keys of many ends, end after end: end i is the subject (subjects[i], "
+             "int8, 1) or object (0: its entity, else str of its value) of facts[where[i]] "
+             "(int64). Each of its names (names.end_names) gives its key (sentences.name_key; "
+             "key_fallback(name) for a non-ASCII name); an empty key, or one the end already "
+             "has, is left out. keys is every key in order, hashes (bytes of int64) their hash(), shared (bytes of int8) 1 where "
+             "the key is one names.name_keys gives (all of them, or the label's alone when the "
+             "end takes the short way), counts[i] (int64, written) how many are end i's. An "
              "entity with aliases or a non-ASCII key, type or label is named by "
              "fallback(end) -> (names, short).");
 
-static PyObject *end_words(PyObject *self, PyObject *args) {
-    PyObject *facts, *fallback;
-    int subject;
-    Py_buffer counts, shorts;
-    if (!PyArg_ParseTuple(args, "O!pOw*w*", &PyList_Type, &facts, &subject, &fallback, &counts,
-                          &shorts))
+static PyObject *end_keys(PyObject *self, PyObject *args) {
+    PyObject *facts, *fallback, *key_fallback;
+    Py_buffer where, subjects, counts;
+    if (!PyArg_ParseTuple(args, "O!y*y*OOw*", &PyList_Type, &facts, &where, &subjects, &fallback,
+                          &key_fallback, &counts))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(facts);
-    PyObject *out = NULL;
-    if (writable(&counts, n, 8, "counts") < 0 || writable(&shorts, n, 1, "short") < 0) goto fail;
-    if ((out = PyList_New(0)) == NULL) goto fail;
+    Py_ssize_t n = where.len / 8, total = PyList_GET_SIZE(facts);
+    PyObject *keys = NULL, *names = NULL, *result = NULL;
+    Grow hashes = {NULL, 0, 0}, shared = {NULL, 0, 0};
+    if (writable(&subjects, n, 1, "subjects") < 0 || writable(&counts, n, 8, "counts") < 0)
+        goto fail;
+    if ((keys = PyList_New(0)) == NULL || (names = PyList_New(0)) == NULL) goto fail;
+    const int64_t *at = where.buf;
+    const int8_t *subject = subjects.buf;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *fact = PyList_GET_ITEM(facts, i), *end, *key = NULL, *type = NULL,
-                 *label = NULL, *aliases = NULL;
-        Py_ssize_t before = PyList_GET_SIZE(out);
-        int is_short = 0, err = -1;
-        end = PyObject_GetAttr(fact, subject ? s_subject : s_object_entity);
-        if (end == NULL) goto fail;
-        if (!subject && end == Py_None) {  /* a literal: str of its value */
-            Py_DECREF(end);
-            PyObject *value = PyObject_GetAttr(fact, s_object_value);
-            if (value == NULL) goto fail;
-            PyObject *text = PyObject_Str(value);
-            Py_DECREF(value);
-            if (text == NULL) goto fail;
-            err = PyList_Append(out, text);
-            Py_DECREF(text);
-            if (err < 0) goto fail;
-            ((int64_t *)counts.buf)[i] = 1;
-            ((int8_t *)shorts.buf)[i] = 0;
-            continue;
+        if (at[i] < 0 || at[i] >= total) {
+            PyErr_SetString(PyExc_IndexError, "where names no fact");
+            goto fail;
         }
-        if ((key = PyObject_GetAttr(end, s_key)) == NULL) goto next;
-        if ((type = PyObject_GetAttr(end, s_type)) == NULL) goto next;
-        if ((label = PyObject_GetAttr(end, s_label)) == NULL) goto next;
-        if ((aliases = PyObject_GetAttr(end, s_aliases)) == NULL) goto next;
-        int has_aliases = PyObject_IsTrue(aliases);
-        if (has_aliases < 0) goto next;
-        if (!has_aliases && ascii_str(key) && ascii_str(type) &&
-            (label == Py_None || ascii_str(label))) {
-            err = ascii_entity(key, type, label, out, &is_short);
-        } else {
-            PyObject *got = PyObject_CallOneArg(fallback, end);
-            if (got == NULL) goto next;
-            PyObject *names = NULL;
-            if (!PyArg_ParseTuple(got, "Oi", &names, &is_short)) {
-                Py_DECREF(got);
-                goto next;
+        int is_short = 0;
+        if (PyList_SetSlice(names, 0, PyList_GET_SIZE(names), NULL) < 0) goto fail;
+        if (end_names_into(PyList_GET_ITEM(facts, at[i]), subject[i], fallback, names,
+                           &is_short) < 0)
+            goto fail;
+        int64_t count = 0;
+        for (Py_ssize_t r = 0; r < PyList_GET_SIZE(names); r++) {
+            PyObject *name = PyList_GET_ITEM(names, r);
+            PyObject *key = ascii_str(name) ? ascii_key(name)
+                                            : PyObject_CallOneArg(key_fallback, name);
+            if (key == NULL) goto fail;
+            if (!PyUnicode_Check(key)) {
+                Py_DECREF(key);
+                PyErr_SetString(PyExc_TypeError, "a name key must be a str");
+                goto fail;
             }
-            Py_ssize_t m = PySequence_Length(names);
-            err = m < 0 ? -1 : 0;
-            for (Py_ssize_t k = 0; err == 0 && k < m; k++) {
-                PyObject *name = PySequence_GetItem(names, k);
-                err = name == NULL ? -1 : PyList_Append(out, name);
-                Py_XDECREF(name);
+            if (PyUnicode_GET_LENGTH(key) == 0) { /* no letter, no key */
+                Py_DECREF(key);
+                continue;
             }
-            Py_DECREF(got);
+            int64_t h = (int64_t)PyObject_Hash(key);
+            if (h == -1 && PyErr_Occurred()) {
+                Py_DECREF(key);
+                goto fail;
+            }
+            /* a key the end already has (a label and its key read alike) is kept once */
+            int seen = 0;
+            Py_ssize_t mine = PyList_GET_SIZE(keys) - (Py_ssize_t)count;
+            for (int64_t k = 0; !seen && k < count; k++) {
+                if (((int64_t *)hashes.data)[mine + k] != h) continue;
+                seen = PyUnicode_Compare(PyList_GET_ITEM(keys, mine + k), key) == 0;
+                if (!seen && PyErr_Occurred()) {
+                    Py_DECREF(key);
+                    goto fail;
+                }
+            }
+            if (seen) {
+                Py_DECREF(key);
+                continue;
+            }
+            int8_t one = is_short == 0 || (is_short == 1 && r == 0);
+            int err = PyList_Append(keys, key);
+            Py_DECREF(key);
+            if (err < 0 || grow_push(&hashes, &h, 8) < 0 || grow_push(&shared, &one, 1) < 0)
+                goto fail;
+            count++;
         }
-    next:
-        Py_DECREF(end);
-        Py_XDECREF(key);
-        Py_XDECREF(type);
-        Py_XDECREF(label);
-        Py_XDECREF(aliases);
-        if (err < 0) goto fail;
-        ((int64_t *)counts.buf)[i] = PyList_GET_SIZE(out) - before;
-        ((int8_t *)shorts.buf)[i] = (int8_t)is_short;
+        ((int64_t *)counts.buf)[i] = count;
     }
-    PyBuffer_Release(&counts);
-    PyBuffer_Release(&shorts);
-    return out;
+    PyObject *hash_bytes = PyBytes_FromStringAndSize(hashes.data, hashes.len);
+    PyObject *shared_bytes = hash_bytes ? PyBytes_FromStringAndSize(shared.data, shared.len)
+                                        : NULL;
+    if (shared_bytes != NULL) result = PyTuple_Pack(3, keys, hash_bytes, shared_bytes);
+    Py_XDECREF(hash_bytes);
+    Py_XDECREF(shared_bytes);
 fail:
-    Py_XDECREF(out);
+    Py_XDECREF(keys);
+    Py_XDECREF(names);
+    PyMem_Free(hashes.data);
+    PyMem_Free(shared.data);
+    PyBuffer_Release(&where);
+    PyBuffer_Release(&subjects);
     PyBuffer_Release(&counts);
-    PyBuffer_Release(&shorts);
-    return NULL;
+    return result;
 }
 
-PyDoc_STRVAR(name_keys_doc,
-             "name_keys(names, fallback) -> list[str]\n\n"
-             "Each name's matching form (sentences.name_key): for ASCII, letters and digits "
-             "lower-cased, every other character a space, runs of spaces one, none at either "
-             "end; fallback(name) for the others.");
-
-static PyObject *name_keys(PyObject *self, PyObject *args) {
-    PyObject *names, *fallback;
-    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &names, &fallback)) return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(names);
-    PyObject *out = PyList_New(n);
-    if (out == NULL) return NULL;
-    unsigned char small[256];
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *name = PyList_GET_ITEM(names, i), *key;
-        if (ascii_str(name)) {
-            Py_ssize_t len = PyUnicode_GET_LENGTH(name), m = 0;
-            const unsigned char *s = PyUnicode_1BYTE_DATA(name);
-            unsigned char *d = len <= (Py_ssize_t)sizeof(small) ? small : PyMem_Malloc((size_t)len);
-            if (d == NULL) {
-                Py_DECREF(out);
-                return PyErr_NoMemory();
-            }
-            int pending = 0;
-            for (Py_ssize_t k = 0; k < len; k++) {
-                unsigned char c = s[k];
-                int word = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-                if (!word) {
-                    pending = m > 0;
-                    continue;
-                }
-                if (pending) d[m++] = ' ';
-                pending = 0;
-                d[m++] = (unsigned char)ascii_lower(c);
-            }
-            key = PyUnicode_FromStringAndSize((const char *)d, m);
-            if (d != small) PyMem_Free(d);
-        } else {
-            key = PyObject_CallOneArg(fallback, name);
-        }
-        if (key == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyList_SET_ITEM(out, i, key);
+/* Is needle within hay as whole words: f" {needle} " in f" {hay} "? */
+static int within_words(PyObject *needle, PyObject *hay) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(needle), h = PyUnicode_GET_LENGTH(hay);
+    int nk = PyUnicode_KIND(needle), hk = PyUnicode_KIND(hay);
+    const void *nd = PyUnicode_DATA(needle), *hd = PyUnicode_DATA(hay);
+    if (n > h) return 0;
+    for (Py_ssize_t at = 0; at + n <= h; at++) {
+        if (at > 0 && PyUnicode_READ(hk, hd, at - 1) != ' ') continue;
+        if (at + n < h && PyUnicode_READ(hk, hd, at + n) != ' ') continue;
+        Py_ssize_t k = 0;
+        while (k < n && PyUnicode_READ(nk, nd, k) == PyUnicode_READ(hk, hd, at + k)) k++;
+        if (k == n) return 1;
     }
-    return out;
+    return 0;
+}
+
+PyDoc_STRVAR(within_doc,
+             "within(xs, ys, out)\n\n"
+             "out[k] (int8) = 1 when xs[k] is within ys[k] as whole words, or ys[k] within "
+             "xs[k]: f\" {x} \" in f\" {y} \" or the other way round.");
+
+static PyObject *within(PyObject *self, PyObject *args) {
+    PyObject *xs, *ys;
+    Py_buffer out;
+    if (!PyArg_ParseTuple(args, "O!O!w*", &PyList_Type, &xs, &PyList_Type, &ys, &out))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(xs);
+    PyObject *result = NULL;
+    if (PyList_GET_SIZE(ys) != n) {
+        PyErr_SetString(PyExc_ValueError, "xs and ys differ in length");
+        goto done;
+    }
+    if (writable(&out, n, 1, "out") < 0) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyList_GET_ITEM(xs, k), *y = PyList_GET_ITEM(ys, k);
+        if (!PyUnicode_Check(x) || !PyUnicode_Check(y)) {
+            PyErr_SetString(PyExc_TypeError, "within compares str");
+            goto done;
+        }
+        ((int8_t *)out.buf)[k] = (int8_t)(within_words(x, y) || within_words(y, x));
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&out);
+    return result;
 }
 
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
-    {"end_words", end_words, METH_VARARGS, end_words_doc},
-    {"name_keys", name_keys, METH_VARARGS, name_keys_doc},
+    {"cut_lines", cut_lines, METH_VARARGS, cut_lines_doc},
+    {"end_keys", end_keys, METH_VARARGS, end_keys_doc},
+    {"within", within, METH_VARARGS, within_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -30,6 +30,7 @@ import numpy as np
 from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
 from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.engine.keyhash import line_starts
+from openodke.eval.engine.parts import Part, PartNames, SharedParts, capacity, fields, side
 from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
@@ -116,18 +117,26 @@ def _starts(block: memoryview, rows: int) -> np.ndarray:
 # Set by load_both before its workers fork, so they inherit them instead of receiving a copy.
 _CHECKS: FactChecks | None = None
 _TEXTS: TextAnswers | None = None
+_SHARED: dict[bool, SharedParts] | None = None  # each file's parts' memory, by "is it gold"
+_PartOut = tuple[PartNames, dict[str, np.ndarray] | None]
 
 
-def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]:
-    """A byte range of a file as columns (their ``rows`` pending) and each row's offset."""
+def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _PartOut:
+    """A byte range of a file as arrays (:mod:`~openodke.eval.engine.parts`) and their names:
+    written into part ``shared`` of :data:`_SHARED` (a worker: only the names come back), or
+    into arrays of this process's own (given back, only the rows written)."""
     decode = msgspec.json.Decoder(GoldStruct if gold else FactStruct).decode_lines
     checks = None if gold else _CHECKS
     texts = _TEXTS if gold else None
-    blocks: list[FactColumns] = []
-    offsets: list[np.ndarray] = []
-    names: dict[int, str] = {}
+    if shared is None:
+        wanted = fields(flags=checks is not None, answers=texts is not None)
+        part = Part.allocate(capacity(span[1] - span[0]), wanted)
+    else:
+        assert _SHARED is not None
+        part = _SHARED[gold].part(shared)
+    names = part.names.docs
     predicates: dict[int, str] = {}
-    types: dict[int, str] = {}
+    types = part.names.types
     with paused_gc():
         for start, block in _chunks(Path(path), span):
             rows: list[Any] = decode(block)
@@ -145,16 +154,14 @@ def _part(path: str, span: _Range, gold: bool) -> tuple[FactColumns, np.ndarray]
                     (columns.subject_node, columns.object_node),
                     (columns.subject_names, columns.object_names),
                 )
-            blocks.append(columns)
-            offsets.append(start + _starts(block, len(rows)))
-    if not sum(map(len, blocks)):
+            part.add(columns, start + _starts(block, len(rows)))
+    if not part.names.rows:
         raise ValueError("no rows")  # the pydantic reader says what is wrong
-    return FactColumns.concat(blocks, _PENDING), np.concatenate(offsets)
+    return part.names, None if shared is not None else part.written()
 
 
-def _joined(path: Path, parts: list[tuple[FactColumns, np.ndarray]], gold: bool) -> FactColumns:
-    rows = FileRows(path, np.concatenate([offsets for _, offsets in parts]), gold=gold)
-    return FactColumns.concat([columns for columns, _ in parts], rows)
+def _joined(path: Path, names: PartNames, arrays: dict[str, np.ndarray], gold: bool) -> FactColumns:
+    return side(arrays, names, FileRows(path, arrays["offsets"], gold=gold))
 
 
 def _slow(path: Path, gold: bool) -> FactColumns:
@@ -171,7 +178,9 @@ def _slow(path: Path, gold: bool) -> FactColumns:
 def _read(path: Path, gold: bool) -> FactColumns:
     open_regular(path, what="a JSONL file").close()  # a FIFO or a device: refused, never read
     try:
-        return _joined(path, [_part(str(path), _ranges(path, 1)[0], gold)], gold)
+        names, arrays = _part(str(path), _ranges(path, 1)[0], gold)
+        assert arrays is not None
+        return _joined(path, names, arrays, gold)
     except (*_FAST_ERRORS, IndexError):
         pass
     return _slow(path, gold)
@@ -249,8 +258,8 @@ def _load_both(
         # Workers must share this process's string hashes (key_table) and modules: only fork does.
         try:
             return _load_parallel(gold_path, said_path, workers, meanwhile)
-        except BrokenProcessPool:  # a worker could not start or died: read here instead
-            pass
+        except (BrokenProcessPool, OSError):  # a worker could not start or died, or no memory
+            pass  # could be shared: read here instead
     both = _read(gold_path, True), _read(said_path, False)
     if meanwhile is not None:
         meanwhile()
@@ -260,18 +269,36 @@ def _load_both(
 def _load_parallel(
     gold_path: Path, said_path: Path, workers: int, meanwhile: Callable[[], object] | None
 ) -> tuple[FactColumns, FactColumns]:
+    global _SHARED
+    spans = {
+        gold: _ranges(path, _shares(path, workers))
+        for gold, path in ((True, gold_path), (False, said_path))
+    }
+    shared = {  # made before the workers fork, so they write where this process reads
+        gold: SharedParts(
+            [capacity(b - a) for a, b in spans[gold]],
+            fields(flags=not gold and _CHECKS is not None, answers=gold and _TEXTS is not None),
+        )
+        for gold in (True, False)
+    }
+    _SHARED = shared
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=context,
-        initializer=_worker_start,
-        initargs=(os.getpid(),),
-    ) as pool:
-        try:
-            return _collect(pool, gold_path, said_path, workers, meanwhile)
-        except BaseException:
-            _stop(pool)  # Ctrl-C, SIGTERM, an error: no worker reads on, none outlives this
-            raise
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_worker_start,
+            initargs=(os.getpid(),),
+        ) as pool:
+            try:
+                return _collect(pool, (gold_path, said_path), spans, shared, meanwhile)
+            except BaseException:
+                _stop(pool)  # Ctrl-C, SIGTERM, an error: no worker reads on, none outlives this
+                raise
+    finally:
+        _SHARED = None
+        for parts in shared.values():
+            parts.close()
 
 
 def _worker_start(parent: int) -> None:
@@ -306,32 +333,37 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 def _collect(
     pool: ProcessPoolExecutor,
-    gold_path: Path,
-    said_path: Path,
-    workers: int,
+    paths: tuple[Path, Path],
+    spans: dict[bool, list[_Range]],
+    shared: dict[bool, SharedParts],
     meanwhile: Callable[[], object] | None,
 ) -> tuple[FactColumns, FactColumns]:
     jobs = {
-        gold: [
-            pool.submit(_part, str(path), span, gold)
-            for span in _ranges(path, _shares(path, workers, gold_path, said_path))
-        ]
-        for gold, path in ((True, gold_path), (False, said_path))
+        gold: [pool.submit(_part, str(path), span, gold, k) for k, span in enumerate(spans[gold])]
+        for gold, path in zip((True, False), paths, strict=True)
     }
     if meanwhile is not None:  # the workers are forked by now: this process may import
         meanwhile()
     out = []
     with paused_gc():
-        for gold, path in ((True, gold_path), (False, said_path)):
+        for gold, path in zip((True, False), paths, strict=True):
             try:
-                out.append(_joined(path, [job.result() for job in jobs[gold]], gold))
+                names = [job.result()[0] for job in jobs[gold]]
             except _FAST_ERRORS:
                 out.append(_slow(path, gold))
+                continue
+            arrays = shared[gold].gather(names)
+            out.append(_joined(path, PartNames.join(names), arrays, gold))
     return out[0], out[1]
 
 
-def _shares(path: Path, workers: int, *both: Path) -> int:
-    """How many parts ``path`` is cut into: ``workers`` for the two files together, each
-    getting a share by its size (at least one), so the parts come out about equal."""
-    sizes = [p.stat().st_size for p in both]
-    return max(1, round(2 * workers * path.stat().st_size / max(sum(sizes), 1)))
+def _shares(path: Path, workers: int) -> int:
+    """How many parts ``path`` is cut into: up to ``4 * workers``, none under an eighth of
+    :data:`PARALLEL_BYTES`.
+
+    Parts are handed to the workers in order as each finishes one, so small parts keep every
+    worker busy to the end: a gold file's rows are short and cost more per byte than a Fact
+    file's, and cutting the two files by size alone left one worker reading the whole gold file
+    while the other ran out of work (DECISIONS.md 279)."""
+    smallest = max(PARALLEL_BYTES // 8, 1)
+    return max(1, min(4 * workers, path.stat().st_size // smallest))

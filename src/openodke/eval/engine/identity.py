@@ -421,15 +421,43 @@ class Aligner:
         at = cache(lambda: self._documents(docs))  # looked up only if a rule needs it
         if self.identity.match == "names":
             return self._as_literals(_untyped(table), at)
+        table = self._named_sides(table, docs, types, columns, at)
+        if labels and not self._exact:
+            table = self._labelled(table, columns)
+        return self._resolved_ends(table, at)
+
+    def keys_by_labels(
+        self, table: KeyTable, docs: DocColumn, types: Mapping[int, str], columns: FactColumns
+    ) -> KeyTable | None:
+        """``keys(..., labels=True)``, or None when labels name no end otherwise than
+        :meth:`keys` did (its answer stands: not worked out twice)."""
+        if self.identity.match == "names" or self._exact:
+            return None
+        table = self._predicates(table)
+        at = cache(lambda: self._documents(docs))
+        named = self._named_sides(table, docs, types, columns, at)
+        relabelled = self._labelled(named, columns)
+        return None if relabelled is named else self._resolved_ends(relabelled, at)
+
+    def _named_sides(
+        self,
+        table: KeyTable,
+        docs: DocColumn,
+        types: Mapping[int, str],
+        columns: FactColumns | None,
+        at: Docs,
+    ) -> KeyTable:
+        """The types and names of ``keys``, before labels and the gold's types are asked."""
         self._types.update(types)
         table = self._typed(table, types)
         self._uncited = ~docs.present
         table = self._prefixed(table, columns, at)
         table = self._strings(table, columns)
-        if self._exact:
-            table = self._as_written(table, columns)
-        elif labels:
-            table = self._labelled(table, columns)
+        return self._as_written(table, columns) if self._exact else table
+
+    def _resolved_ends(self, table: KeyTable, at: Docs) -> KeyTable:
+        """The rest of ``keys``: ends take the gold's types, literals and entities as the gold
+        has them."""
         every = np.ones(len(table), bool)
         s_type = self._resolved(table.subject_name, table.subject_type, at, every)
         o_type = self._resolved(table.object_name, table.object_type, at, ~table.literal)

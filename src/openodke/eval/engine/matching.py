@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from openodke.doc_ids import DocIds, join_ids
-from openodke.eval.engine.joins import search
+from openodke.eval.engine.joins import common, search, stable_order
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
 from openodke.eval.engine.match_key import MatchKey, decode_key, encode_key, fact_key
 
@@ -134,7 +134,7 @@ def _first_of_each(codes: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.
     if len(repeated) == 0:  # the usual case: every code once
         return rows, rows[:0]
     involved = rows[np.isin(codes[rows], repeated)]
-    order = np.argsort(codes[involved], kind="stable")
+    order = stable_order(codes[involved])
     sorted_codes = codes[involved][order]
     first = np.ones(len(involved), dtype=bool)
     first[1:] = sorted_codes[1:] != sorted_codes[:-1]
@@ -148,7 +148,7 @@ def _ranked(groups: np.ndarray) -> np.ndarray:
     """Each element's rank among the earlier elements of its group (stable, in input order)."""
     if len(groups) == 0:
         return groups
-    order = np.argsort(groups, kind="stable")
+    order = stable_order(groups)
     g = groups[order]
     start = np.ones(len(g), dtype=bool)
     start[1:] = g[1:] != g[:-1]
@@ -164,7 +164,6 @@ def match_keys(
     pred_docs: Sequence[tuple[str, ...]] | DocColumn,
     pred_keys: Sequence[str] | KeyTable,
     labelled: Iterable[str] | DocIds | None = None,
-    also: Sequence[KeyTable] = (),
 ) -> Matching:
     """Match gold rows (document, key) with predictions (cited documents, key).
 
@@ -176,10 +175,6 @@ def match_keys(
     other documents is ``unscored``. Ids join by id, else by file stem when unique (:mod:`openodke.doc_ids`): a
     labelled ``d0.txt`` is the gold's ``d0``, and so is a citation of ``d0.txt``. The same key
     twice in one document counts once (``duplicate``).
-
-    Each side's table then reads its columns from the joined table the matching keeps
-    (:meth:`~openodke.eval.engine.key_table.KeyTable.read_from`), and so does a table of
-    ``also`` (the tables the sides were aligned from) for an array it shares with a side.
     """
     g_docs = gold_docs if isinstance(gold_docs, DocColumn) else DocColumn.of(gold_docs)
     cited = pred_docs if isinstance(pred_docs, DocColumn) else DocColumn.of_cited(pred_docs)
@@ -191,10 +186,8 @@ def match_keys(
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
     g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
-    # each side reads its rows of the joined table: its own copies are freed where nothing else
-    # holds them (the same values, so the same numbers)
-    g_table.read_from(rows, slice(0, ng), also)
-    p_table.read_from(rows, slice(ng, ng + npred), also)
+    g_table.lean_on(rows, 0)  # the sides read their rows from here: held once, not twice
+    p_table.lean_on(rows, ng)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
     g_status = np.full(ng, MISSING, dtype=np.int8)
@@ -218,9 +211,7 @@ def match_keys(
         g_partner[gi] = pj
         p_partner[pj] = gi
 
-    _, a, b = np.intersect1d(
-        g_code[g_first], p_code[p_first], assume_unique=True, return_indices=True
-    )
+    _, a, b = common(g_code[g_first], p_code[p_first])
     pair(g_first[a], p_first[b], HIT)
     near = _Near(rows, ng, g_doc, p_doc, g_status, p_status, pair)
     near.run(any_doc=False)
@@ -363,7 +354,7 @@ def _pair_by_rank(
     span = len(dense) + 1
     g_code = g_dense * span + _ranked(g_dense)
     p_code = p_dense * span + _ranked(p_dense)
-    _, a, b = np.intersect1d(g_code, p_code, assume_unique=True, return_indices=True)
+    _, a, b = common(g_code, p_code)
     return g_rows[a], p_rows[b]
 
 

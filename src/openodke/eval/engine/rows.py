@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import msgspec
 import numpy as np
 
+from openodke.eval.engine.compiled import native
 from openodke.eval.engine.structs import Reread, RereadGold
 
 __all__ = [
@@ -26,7 +27,9 @@ __all__ = [
     "ModelRows",
     "RepeatedRows",
     "RowSource",
+    "cut_lines",
     "fetch_each",
+    "py_cut_lines",
     "values_of",
 ]
 
@@ -35,6 +38,17 @@ _FACT = operator.attrgetter("fact")
 
 FETCH_BLOCK = 1024
 """Rows :func:`fetch_each` reads again at once: the facts of one block are held, never a side's."""
+
+
+def py_cut_lines(block: bytes, starts: np.ndarray, stops: np.ndarray) -> bytes:
+    """``_keyhash.cut_lines`` in Python: ``block[starts[k]:stops[k]]`` for every ``k``, each
+    followed by a line break, in one bytes."""
+    cuts = map(slice, starts.tolist(), stops.tolist())
+    return b"".join(piece + b"\n" for piece in map(block.__getitem__, cuts))
+
+
+_native = native()
+cut_lines = _native.cut_lines if _native is not None else py_cut_lines
 
 
 class RowSource(Protocol):
@@ -96,7 +110,6 @@ class FileRows:
         self.offsets = offsets
         self.gold = gold
         self._decode = msgspec.json.Decoder(RereadGold if gold else Reread).decode_lines
-        self._stops: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -113,9 +126,12 @@ class FileRows:
         wanted = np.asarray(rows, dtype=np.int64)
         if not len(wanted):
             return []
-        order = np.argsort(self.offsets[wanted], kind="stable")
-        ends = self._ends()
-        starts, stops = self.offsets[wanted[order]], ends[wanted[order]]
+        starts = self.offsets[wanted]
+        order = None  # rows asked in file order (most are) are read as they come
+        if np.any(starts[1:] < starts[:-1]):
+            order = np.argsort(starts, kind="stable")
+            starts = starts[order]
+        stops = self._ends(wanted if order is None else wanted[order])
         decoded: list[Any] = []
         fd = os.open(self.path, os.O_RDONLY)
         try:
@@ -125,8 +141,9 @@ class FileRows:
                 # the rows that end within the window (at least one, however long)
                 stop = max(int(np.searchsorted(stops, base + _WINDOW, side="right")), k + 1)
                 data = os.pread(fd, int(stops[stop - 1]) - base, base)
-                cuts = map(slice, (starts[k:stop] - base).tolist(), (stops[k:stop] - base).tolist())
-                decoded.extend(self._decode(b"\n".join(map(data.__getitem__, cuts))))
+                decoded.extend(
+                    self._decode(cut_lines(data, starts[k:stop] - base, stops[k:stop] - base))
+                )
                 k = stop
         finally:
             os.close(fd)
@@ -134,16 +151,21 @@ class FileRows:
             raise ValueError(f"{self.path}: the file changed while it was read")
         if self.gold:
             decoded = list(map(_FACT, decoded))
+        if order is None:
+            return decoded
         back = np.empty_like(order)
         back[order] = np.arange(len(order))
         return list(map(decoded.__getitem__, back.tolist()))
 
-    def _ends(self) -> np.ndarray:
-        """Where each row's bytes end: the next row's offset, the file's end for the last."""
-        if self._stops is None:
-            size = os.stat(self.path).st_size
-            self._stops = np.append(self.offsets[1:], size).astype(np.int64)
-        return self._stops
+    def _ends(self, rows: np.ndarray) -> np.ndarray:
+        """Where each of ``rows``' bytes end: the next row's offset, the file's end for the
+        last (worked out for the rows asked: a column of them would be a side's worth)."""
+        after = rows + 1
+        last = after >= len(self.offsets)
+        ends = self.offsets[np.where(last, 0, after)]
+        if last.any():
+            ends[last] = os.stat(self.path).st_size
+        return ends
 
     @classmethod
     def concat(cls, parts: Sequence[FileRows]) -> FileRows:

@@ -288,26 +288,22 @@ def score_keys(
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted)
-    # the tables the sides are aligned from share most arrays with them: the joined table
-    # matching keeps serves those too (match_keys' also), so no column is held twice
-    unaligned = (gold.keys, predicted.keys)
+    given = gold
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
-    unaligned += (raw.keys,)
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
-    matching = match_keys(
-        gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids, unaligned
-    )
+    matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
     status = matching.pred_status
     scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
     if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
         # Most predictions missed: perhaps keys share nothing and labels do (DECISIONS 127).
-        again = aligner.keys(raw.keys, raw.docs, raw.types, raw, labels=True)
-        if not np.array_equal(again.key, predicted.keys.key):
+        again = aligner.keys_by_labels(raw.keys, raw.docs, raw.types, raw)
+        if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
-            matching = match_keys(
-                gold.docs, gold.keys, raw.docs, again, aligner.doc_ids, unaligned
-            )
+            matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
+    for side, aligned in ((given, gold), (raw, predicted)):
+        side.share_equal(aligned.keys)  # the aligner keeps the gold as given: held once
+        aligned.share_equal(aligned.keys)
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 

@@ -21,6 +21,7 @@ import os
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,9 +30,10 @@ from typing import IO, Any, TypeVar
 from openodke.errors import BudgetStop, ModelConfigError, ProviderError
 from openodke.llm.base import LLMClient, LLMResponse, Message, ModelSpec, close_inner
 from openodke.llm.batch.context import _ENGINE, BatchPending
-from openodke.llm.batch.http import BatchHttp, BatchMissing
+from openodke.llm.batch.http import BatchHttp, BatchMissing, SentUnanswered
 from openodke.llm.batch.protocols import BATCH_PROTOCOLS, BatchProtocol, BatchStatus, ItemResult
 from openodke.llm.batch.state import BatchRecord, BatchState
+from openodke.llm.batch.use import BatchUse
 from openodke.llm.budget import Budget, estimate_usd, with_usage
 from openodke.llm.cache import CachedClient, ResponseStore, cache_key, cache_location
 from openodke.llm.client import _problem
@@ -192,6 +194,7 @@ class BatchEngine:
         self.rounds = 0
         self._http: BatchHttp | None = None
         self._stores: dict[Path, ResponseStore] = {}
+        self._pruned: set[Path] = set()
 
     def __repr__(self) -> str:
         return f"BatchEngine(poll={self.poll:g}, batches={len(self.batch_ids)})"
@@ -247,7 +250,6 @@ class BatchEngine:
                     "or anthropic/ model"
                 )
         if isinstance(cache, ResponseStore):
-            BatchState(cache.path.parent).load()  # a damaged state is refused before any work
             store = cache
         else:
             folder = cache_location(cache, config=config)
@@ -256,12 +258,29 @@ class BatchEngine:
                     "--batch needs the response cache (batch answers are collected into it): "
                     "drop --no-cache (or cache: false in the run config)"
                 )
-            BatchState(folder).load()
+            BatchState(folder).load()  # a damaged state is refused before the cache is opened
             store = ResponseStore(folder)
+        self._prune(BatchState(store.path.parent), store)
         self.budget = budget
         where = env if env is not None else self.env
         bottom = _Deferring(self, store.path.parent, where)
         return _Front(CachedClient(ReaskClient(bottom), store, env=env), self, where, budget)
+
+    def _prune(self, state: BatchState, store: ResponseStore) -> None:
+        """Drop the state's entries nothing can come of (decision 291), once per folder, saying
+        which; a damaged state is refused here (exit 2) before any work."""
+        if state.folder in self._pruned:
+            return
+        self._pruned.add(state.folder)
+        dropped = state.prune(
+            lambda key: store.get(key) is not None,
+            lambda provider: BATCH_PROTOCOLS[provider].retention,
+        )
+        for record in dropped:
+            self.out.write(
+                f"batch {record.shown_id} ({record.model}): dropped from {state.path} (its "
+                "answers are all in the cache, or it is older than the provider keeps results)\n"
+            )
 
     # -- the batches -----------------------------------------------------------------------
 
@@ -303,20 +322,26 @@ class BatchEngine:
         self._wait(batches)
 
     def _start(self, state: BatchState, requests: list[_Request]) -> list[_Batch]:
-        """The batches that answer ``requests``: the pending ones found, then new ones."""
+        """The batches that answer ``requests``: the pending ones found (an intent looked up in
+        the provider's list first), then new ones."""
         by_key = {r.key: r for r in requests}
         started: list[_Batch] = []
         with state.lock():
             pending = state.load()
+            taken = {b.id for b in pending.batches if b.id is not None}
             for record in pending.batches:
                 mine = {c: by_key[k] for c, k in record.requests.items() if k in by_key}
                 if not mine:
                     continue
                 first = next(iter(mine.values()))
-                started.append(
-                    _Batch(record, BATCH_PROTOCOLS[record.provider], first.spec, state, mine)
-                )
-                self.resumed.append(record.id)
+                protocol = BATCH_PROTOCOLS[record.provider]
+                if record.id is None:
+                    adopted = self._found(state, protocol, first.spec, record, taken)
+                    if adopted is None:
+                        continue
+                    record = adopted
+                started.append(_Batch(record, protocol, first.spec, state, mine))
+                self.resumed.append(record.shown_id)
                 for request in mine.values():
                     by_key.pop(request.key, None)
             groups: dict[tuple[str, str], list[_Request]] = {}
@@ -327,10 +352,45 @@ class BatchEngine:
             for chunk in chunks:
                 started.append(self._submit(state, chunk))
         for batch in started:
-            batch.shown = f"batch {batch.record.id} ({batch.record.model}, {batch.record.endpoint})"
-            if batch.record.id in self.resumed:
+            batch.shown = (
+                f"batch {batch.record.shown_id} ({batch.record.model}, {batch.record.endpoint})"
+            )
+            if batch.record.shown_id in self.resumed:
                 self.out.write(f"{batch.shown}: found from an earlier run, collecting it\n")
         return started
+
+    def _found(
+        self,
+        state: BatchState,
+        protocol: BatchProtocol,
+        spec: ModelSpec,
+        intent: BatchRecord,
+        taken: set[str],
+    ) -> BatchRecord | None:
+        """The record of the batch an intent created, looked up in the provider's list (and
+        written in the intent's place), or None (the intent dropped: its create never
+        arrived, so its requests are submitted again)."""
+        try:
+            found = protocol.find(self.http, spec, self.env, intent, taken)
+        except BatchMissing as error:  # a server with no list: it cannot be checked, nor wait
+            state.replace(intent, None)
+            self.out.write(
+                f"warning: batch intent {intent.intent} ({intent.model}): the server lists no "
+                f"batches ({error}); if the earlier run's create arrived, its batch is paid "
+                "again: submitting its requests\n"
+            )
+            return None
+        if found is None:
+            state.replace(intent, None)
+            self.out.write(
+                f"batch intent {intent.intent} ({intent.model}): no batch of the provider answers "
+                "it (the earlier run stopped before its create arrived); submitting its requests\n"
+            )
+            return None
+        taken.add(found.id)
+        record = intent.model_copy(update={"id": found.id, "found": not found.proven})
+        state.replace(intent, record)
+        return record
 
     def _reserve(self, requests: list[_Request]) -> None:
         """BudgetStop (exit 3) before submitting what the budget cannot cover at its worst."""
@@ -351,19 +411,35 @@ class BatchEngine:
             )
 
     def _submit(self, state: BatchState, requests: list[_Request]) -> _Batch:
+        """Write the intent, create the batch, write its id in the intent's place (call under
+        the state's lock). A create whose answer never came keeps the intent: the next run looks
+        it up before submitting again."""
         spec = requests[0].spec
         protocol = BATCH_PROTOCOLS[spec.provider]
         lines = [_line(protocol, r) for r in requests]
-        batch_id = protocol.submit(self.http, spec, self.env, lines)
-        record = BatchRecord(
-            id=batch_id,
+        intent = BatchRecord(
+            intent=uuid.uuid4().hex,
             provider=protocol.name,
             model=spec.model,
             endpoint=requests[0].endpoint,
             submitted_at=time.time(),
             requests={r.key: r.key for r in requests},
         )
-        state.add(record)  # before any poll: a rerun finds it
+        state.add(intent)  # before the create: a kill at any point leaves it to be looked up
+        assert intent.intent is not None
+        try:
+            batch_id = protocol.submit(self.http, spec, self.env, lines, intent.intent)
+        except (SentUnanswered, KeyboardInterrupt):  # Terminated too: SIGINT, SIGTERM, SIGHUP
+            self.out.write(  # it may have arrived: the intent stays for the next run to look up
+                f"batch intent {intent.intent} ({spec.model}): the create was sent and its answer "
+                "not heard; rerun the same command: it looks the batch up before submitting again\n"
+            )
+            raise
+        except Exception:
+            state.replace(intent, None)  # refused, or never sent: nothing to find again
+            raise
+        record = intent.model_copy(update={"id": batch_id})
+        state.replace(intent, record)  # before any poll: a rerun finds it
         self.batch_ids.append(batch_id)
         self.out.write(
             f"batch {batch_id} ({spec.model}): {len(requests):,} requests submitted to "
@@ -387,9 +463,9 @@ class BatchEngine:
                         f"{batch.shown}: {status.done:,} of {status.total or len(batch.requests):,} "
                         f"done ({status.failed:,} failed), {status.status}"
                     )
-                    if said.get(batch.record.id) != line:
+                    if said.get(batch.shown) != line:
                         self.out.write(line + "\n")
-                        said[batch.record.id] = line
+                        said[batch.shown] = line
                     if status.state != "running":
                         self._collect(batch, status)
                         waiting.remove(batch)
@@ -405,10 +481,11 @@ class BatchEngine:
             raise
 
     def _status(self, batch: _Batch) -> BatchStatus | None:
+        assert batch.record.id is not None
         try:
             return batch.protocol.status(self.http, batch.spec, self.env, batch.record.id)
         except BatchMissing as error:
-            batch.state.remove(batch.record.id)
+            batch.state.remove(batch.record)
             self.out.write(
                 f"warning: {batch.shown} is unknown to the server ({error}); forgotten, its "
                 "requests go in the next batch\n"
@@ -417,7 +494,7 @@ class BatchEngine:
 
     def _collect(self, batch: _Batch, status: BatchStatus) -> None:
         if status.state == "failed":
-            batch.state.remove(batch.record.id)
+            batch.state.remove(batch.record)
             why = f": {status.errors}" if status.errors else ""
             raise ProviderError(
                 f"{batch.shown} failed{why}; nothing was answered or written (rerun to submit "
@@ -426,6 +503,13 @@ class BatchEngine:
         items = {
             i.custom_id: i for i in batch.protocol.results(self.http, batch.spec, self.env, status)
         }
+        if batch.record.found and not set(items) & set(batch.requests):
+            batch.state.remove(batch.record)  # taken from the list by its time and size only
+            self.out.write(
+                f"warning: {batch.shown} answers none of the requests of the intent it was taken "
+                "for; forgotten, its requests go in the next batch\n"
+            )
+            return
         answered = 0
         for custom_id, request in batch.requests.items():
             item = items.get(custom_id)
@@ -447,7 +531,7 @@ class BatchEngine:
             self.spent_usd += sum(
                 self._results[r.key].cost_usd or 0.0 for r in batch.requests.values()
             )
-        batch.state.remove(batch.record.id)
+        batch.state.remove(batch.record)
         if status.status in ("expired", "cancelled"):
             self.out.write(
                 f"warning: {batch.shown} {status.status} with {len(batch.requests) - answered:,} "
@@ -489,6 +573,17 @@ class BatchEngine:
             finish_reason=reply.finish_reason,
         )
         return with_usage(answer, request.messages, spec, request.schema, batch=True)
+
+    def use(self) -> BatchUse:
+        """What went through batches so far, for the summaries (see :mod:`.use`)."""
+        with self._lock:
+            return BatchUse(
+                requests=self.requests,
+                submitted=list(self.batch_ids),
+                resumed=[i for i in self.resumed if i not in self.batch_ids],
+                rounds=self.rounds,
+                cost_usd=round(self.spent_usd, 10),
+            )
 
     def summary(self) -> str | None:
         """One line of what went through batches, or None when nothing did."""

@@ -17,7 +17,7 @@ from openodke.errors import ProviderError, ProviderUnavailable
 from openodke.llm.redact import scrub_text, shown_url
 from openodke.llm.retry import retry_after_of
 
-__all__ = ["BatchHttp", "BatchMissing"]
+__all__ = ["BatchHttp", "BatchMissing", "SentUnanswered"]
 
 _ATTEMPTS = 4
 _TIMEOUT = 60.0
@@ -25,6 +25,11 @@ _TIMEOUT = 60.0
 
 class BatchMissing(ProviderError):
     """The server does not know the batch (404): it was deleted, or the state names another server."""
+
+
+class SentUnanswered(ProviderError):
+    """A POST was sent and its answer never came (the connection broke): the server may have
+    acted on it, so a batch create that ends so keeps its intent for the next run to look up."""
 
 
 class BatchHttp:
@@ -101,7 +106,7 @@ class BatchHttp:
                 self.sleep(self.backoff)
                 continue
             except httpx.TransportError as error:
-                raise ProviderError(
+                raise SentUnanswered(
                     f"{what}: the connection to {shown_url(url)} failed "
                     f"({scrub_text(f'{type(error).__name__}: {error}', self.env)})"
                 ) from None

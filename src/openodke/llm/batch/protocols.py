@@ -7,6 +7,12 @@ goes; its ``output_file_id`` and ``error_file_id`` are read at ``GET {base}/file
 Anthropic: ``POST {base}/v1/messages/batches`` with ``{"requests": [{"custom_id", "params"}]}``;
 ``GET .../batches/{id}``; its ``results_url`` gives one JSONL line per request. Every body is the
 one the live call sends (the provider adapter builds both), with the live call's headers.
+
+A batch whose create may have reached the provider unanswered (the command was killed) is found
+again in the provider's list (:meth:`BatchProtocol.find`): OpenAI's ``GET {base}/batches`` gives
+each batch's ``metadata``, where the create put the intent's id; Anthropic's ``GET
+.../v1/messages/batches`` keeps no client data, so a batch created within minutes of the intent
+with as many requests is taken, and its results are checked to answer the intent's custom_ids.
 """
 
 from __future__ import annotations
@@ -14,16 +20,34 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from openodke.errors import ProviderError
 from openodke.llm.base import ModelSpec
 from openodke.llm.batch.http import BatchHttp
+from openodke.llm.batch.state import DAY, BatchRecord
 from openodke.llm.failures import FailureKind
 from openodke.llm.providers import PROVIDERS
 
-__all__ = ["BATCH_PROTOCOLS", "BatchProtocol", "BatchStatus", "ItemResult"]
+__all__ = ["BATCH_PROTOCOLS", "BatchProtocol", "BatchStatus", "Found", "ItemResult"]
+
+INTENT_KEY = "odke_intent"
+"""The metadata key (OpenAI) that carries the intent's id with the batch."""
+SKEW = 600.0
+"""Seconds either side of the intent a batch may be stamped (the provider's clock is not ours)."""
+_PAGES = 50
+"""At most this many pages of the provider's list are read looking for one batch."""
+
+
+@dataclass(frozen=True)
+class Found:
+    """A batch of the provider's list that answers an intent; ``proven`` when its metadata names
+    the intent (else its results are checked before they are used)."""
+
+    id: str
+    proven: bool
 
 
 @dataclass(frozen=True)
@@ -68,15 +92,36 @@ class BatchProtocol:
     name: str
     max_requests: int
     max_bytes: int
+    retention: float
+    """Seconds the provider keeps a batch's results after it was created."""
 
     def entry(self, custom_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """One request as the batch carries it."""
         raise NotImplementedError
 
     def submit(
-        self, http: BatchHttp, spec: ModelSpec, env: Mapping[str, str], entries: list[bytes]
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        entries: list[bytes],
+        intent: str,
     ) -> str:
-        """Start a batch of ``entries`` (each one JSON line, no newline); its id."""
+        """Start a batch of ``entries`` (each one JSON line, no newline) carrying ``intent``
+        where the provider keeps client data; its id."""
+        raise NotImplementedError
+
+    def find(
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        record: BatchRecord,
+        taken: set[str],
+    ) -> Found | None:
+        """The batch the intent ``record`` created, from the provider's list (newest first, read
+        back to a little before the intent), or None when its create never arrived. Batches in
+        ``taken`` belong to other entries."""
         raise NotImplementedError
 
     def status(
@@ -104,6 +149,7 @@ class OpenAIBatches(BatchProtocol):
     name = "openai"
     max_requests = 50_000
     max_bytes = 200 * 1024 * 1024
+    retention = 30 * DAY
     endpoint = "/v1/chat/completions"
 
     def _base(self, spec: ModelSpec, env: Mapping[str, str]) -> str:
@@ -114,9 +160,14 @@ class OpenAIBatches(BatchProtocol):
         return {"custom_id": custom_id, "method": "POST", "url": self.endpoint, "body": body}
 
     def submit(
-        self, http: BatchHttp, spec: ModelSpec, env: Mapping[str, str], entries: list[bytes]
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        entries: list[bytes],
+        intent: str,
     ) -> str:
-        """Upload the JSONL file, then create the batch over it."""
+        """Upload the JSONL file, then create the batch over it (the intent in its metadata)."""
         base = self._base(spec, env)
         headers = self.headers(spec, env)
         upload = {k: v for k, v in headers.items() if k != "content-type"}  # multipart sets it
@@ -139,9 +190,34 @@ class OpenAIBatches(BatchProtocol):
                 "input_file_id": file_id,
                 "endpoint": self.endpoint,
                 "completion_window": "24h",
+                "metadata": {INTENT_KEY: intent},
             },
         )
         return _batch_id(created, f"{base}/batches")
+
+    def find(
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        record: BatchRecord,
+        taken: set[str],
+    ) -> Found | None:
+        """``GET {base}/batches?limit=100`` (then ``&after=``): the batch whose ``metadata``
+        names the intent."""
+        url = f"{self._base(spec, env)}/batches?limit=100"
+        for batch in _listed(http, url, "after", self.headers(spec, env)):
+            created = batch.get("created_at")
+            if _int(created) and _int(created) < record.submitted_at - SKEW:
+                return None
+            metadata = batch.get("metadata")
+            if (
+                isinstance(metadata, Mapping)
+                and metadata.get(INTENT_KEY) == record.intent
+                and isinstance(batch.get("id"), str)
+            ):
+                return Found(batch["id"], proven=True)
+        return None
 
     def status(
         self, http: BatchHttp, spec: ModelSpec, env: Mapping[str, str], batch_id: str
@@ -222,6 +298,7 @@ class AnthropicBatches(BatchProtocol):
     name = "anthropic"
     max_requests = 100_000
     max_bytes = 256 * 1024 * 1024
+    retention = 29 * DAY
 
     def _url(self, spec: ModelSpec, env: Mapping[str, str]) -> str:
         return PROVIDERS["anthropic"].url(spec, env) + "/batches"
@@ -231,13 +308,60 @@ class AnthropicBatches(BatchProtocol):
         return {"custom_id": custom_id, "params": body}
 
     def submit(
-        self, http: BatchHttp, spec: ModelSpec, env: Mapping[str, str], entries: list[bytes]
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        entries: list[bytes],
+        intent: str,
     ) -> str:
-        """``POST .../v1/messages/batches`` with every request."""
+        """``POST .../v1/messages/batches`` with every request (Message Batches keep no client
+        data: the intent is found again by :meth:`find`)."""
         url = self._url(spec, env)
         content = b'{"requests":[' + b",".join(entries) + b"]}"
         created = http.post(url, self.headers(spec, env), "creating the batch", content=content)
         return _batch_id(created, url)
+
+    def find(
+        self,
+        http: BatchHttp,
+        spec: ModelSpec,
+        env: Mapping[str, str],
+        record: BatchRecord,
+        taken: set[str],
+    ) -> Found | None:
+        """``GET .../v1/messages/batches?limit=100`` (then ``&after_id=``): the batch created
+        within :data:`SKEW` of the intent with as many requests, nearest in time; an ended one
+        only when its results answer the intent's custom_ids."""
+        headers = self.headers(spec, env)
+        url = f"{self._url(spec, env)}?limit=100"
+        wanted = set(record.requests)
+        best: tuple[float, str] | None = None
+        for batch in _listed(http, url, "after_id", headers):
+            created = _stamp(batch.get("created_at"))
+            if created is not None and created < record.submitted_at - SKEW:
+                break
+            batch_id = batch.get("id")
+            counts = batch.get("request_counts")
+            counts = counts if isinstance(counts, Mapping) else {}
+            total = sum(_int(v) for v in counts.values())
+            if (
+                not isinstance(batch_id, str)
+                or batch_id in taken
+                or created is None
+                or abs(created - record.submitted_at) > SKEW
+                or total != len(wanted)
+            ):
+                continue
+            if batch.get("processing_status") == "ended":
+                status = BatchStatus("ended", "ended", total, total, 0, batch)
+                answered = {i.custom_id for i in self.results(http, spec, env, status)}
+                if answered != wanted:
+                    continue
+            distance = abs(created - record.submitted_at)
+            if best is None or distance < best[0]:
+                best = (distance, batch_id)
+        return None if best is None else Found(best[1], proven=False)
 
     def status(
         self, http: BatchHttp, spec: ModelSpec, env: Mapping[str, str], batch_id: str
@@ -302,6 +426,37 @@ def _anthropic_item(row: Any) -> ItemResult | None:
         said = error.get("message")
     message = str(said) if said else f"the batch says {kind}"
     return ItemResult(row["custom_id"], kind=failure.value, message=message)
+
+
+def _listed(
+    http: BatchHttp, url: str, cursor: str, headers: Mapping[str, str]
+) -> Iterator[Mapping[str, Any]]:
+    """The batches of a provider's list, newest first, page after page (``cursor=last_id``)."""
+    after: str | None = None
+    for _ in range(_PAGES):
+        page = http.get_json(
+            url if after is None else f"{url}&{cursor}={quote(after, safe='')}",
+            headers,
+            "listing the batches",
+        )
+        data = page.get("data") if isinstance(page, Mapping) else None
+        if not isinstance(data, list):
+            return
+        yield from (b for b in data if isinstance(b, Mapping))
+        last = page.get("last_id")
+        if not page.get("has_more") or not isinstance(last, str) or not last or not data:
+            return
+        after = last
+
+
+def _stamp(value: Any) -> float | None:
+    """Seconds since the epoch from an RFC 3339 time (Anthropic's ``created_at``)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def _batch_id(created: Any, url: str) -> str:

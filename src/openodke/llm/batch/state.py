@@ -1,21 +1,33 @@
 """The batches a cache folder waits for: ``batches.json`` beside ``responses.sqlite``.
 
-Written atomically (a temp file renamed over it) under a lock on ``batches.lock`` right after a
-batch is created and before it is polled, so a command killed while it waits finds its batch
-again: the rerun polls and collects it instead of paying for it twice. A batch leaves the file
-once its results are in the cache. A file that cannot be read names batches that may still be
-running: it is refused (exit 2, the path and what is wrong), never silently dropped.
+Written atomically (a temp file renamed over it) under a lock on ``batches.lock``. Before a batch
+is created its *intent* is written (the requests, and a client-side id the provider keeps with the
+batch); right after, the intent becomes the batch's record (its id). A command killed at any point
+finds its batch again: a record is polled and collected, an intent is looked up in the provider's
+list of batches before anything is submitted again, so nothing is paid twice (decisions 212, 290).
+A batch leaves the file once its results are in the cache; an entry whose requests are all in the
+cache, or older than the provider keeps results, is pruned. A file that cannot be read names
+batches that may still be running: it is refused (exit 2, the path and what is wrong), never
+silently dropped.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    model_validator,
+)
 
 from openodke._locking import locked
 from openodke.errors import InputError
@@ -27,14 +39,29 @@ STATE_FILE = "batches.json"
 LOCK_FILE = "batches.lock"
 _ID = r"^[A-Za-z0-9_.:-]{1,200}$"
 _KEY = r"^[0-9a-f]{64}$"
+_INTENT = r"^[0-9a-f]{32}$"
+DAY = 86_400.0
 
 
 class BatchRecord(BaseModel):
-    """One submitted batch: where, which model, and which cache key each request answers."""
+    """One batch: where, which model, and which cache key each request answers. With no ``id``
+    it is an intent: the create was about to be sent, and may have reached the provider."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str = Field(pattern=_ID, description="The provider's batch id.")
+    id: str | None = Field(
+        default=None, pattern=_ID, description="The provider's batch id (null: an intent)."
+    )
+    intent: str | None = Field(
+        default=None,
+        pattern=_INTENT,
+        description="The client-side id sent with the create (OpenAI's batch `metadata`).",
+    )
+    found: StrictBool = Field(
+        default=False,
+        description="Adopted from the provider's list without an id that proves it ours (its "
+        "results are checked against `requests` before they are used).",
+    )
     provider: str = Field(pattern=r"^(openai|anthropic)$", description="`openai` or `anthropic`.")
     model: str = Field(min_length=1, description="`<provider>/<model>` of every request in it.")
     endpoint: str = Field(description="Where the requests go (credentials in it replaced).")
@@ -43,13 +70,24 @@ class BatchRecord(BaseModel):
         min_length=1, description="custom_id -> the response cache key it answers."
     )
 
+    @model_validator(mode="after")
+    def _named(self) -> BatchRecord:
+        if self.id is None and self.intent is None:
+            raise ValueError("a batch needs its id, or the intent it was created with")
+        return self
+
+    @property
+    def shown_id(self) -> str:
+        """The batch id, or ``intent <id>`` while the create's answer is unknown."""
+        return self.id if self.id is not None else f"intent {self.intent}"
+
 
 class PendingBatches(BaseModel):
     """``batches.json``: the batches submitted and not yet collected."""
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = Field(default=1, ge=1, le=1)
+    schema_version: int = Field(default=2, ge=1, le=2)
     batches: list[BatchRecord] = Field(default_factory=list)
 
 
@@ -59,7 +97,7 @@ def _check_keys(record: BatchRecord, path: Path) -> None:
     for custom_id, key in record.requests.items():
         if not re.match(_KEY, custom_id) or not re.match(_KEY, key):
             raise InputError(
-                f"batch {record.id}: request {custom_id[:70]!r} -> {key[:70]!r} is not a cache "
+                f"batch {record.shown_id}: request {custom_id[:70]!r} -> {key[:70]!r} is not a cache "
                 "key (64 hex digits)",
                 path=str(path),
             )
@@ -143,9 +181,43 @@ class BatchState:
         state.batches.append(record)
         self.save(state)
 
-    def remove(self, batch_id: str) -> None:
-        """Forget a batch whose results are stored."""
+    def replace(self, old: BatchRecord, new: BatchRecord | None) -> None:
+        """Put ``new`` where ``old`` was (the intent becomes its batch), or drop ``old``; call
+        under :meth:`lock`."""
+        state = self.load()
+        kept = [b for b in state.batches if not _same(b, old)]
+        state.batches = kept if new is None else [*kept, new]
+        self.save(state)
+
+    def remove(self, record: BatchRecord) -> None:
+        """Forget a batch whose results are stored (or an intent no batch answers)."""
+        with self.lock():
+            self.replace(record, None)
+
+    def prune(
+        self,
+        answered: Callable[[str], bool],
+        retention: Callable[[str], float],
+        now: float | None = None,
+    ) -> list[BatchRecord]:
+        """Drop the entries nothing can come of: every request already ``answered`` (in the
+        cache: a run killed between storing the results and forgetting the batch), or submitted
+        longer ago than the provider keeps results (``retention(provider)`` seconds). The dropped
+        entries are returned."""
+        at = time.time() if now is None else now
         with self.lock():
             state = self.load()
-            state.batches = [b for b in state.batches if b.id != batch_id]
-            self.save(state)
+            dropped = [
+                b
+                for b in state.batches
+                if at - b.submitted_at > retention(b.provider)
+                or all(answered(key) for key in b.requests.values())
+            ]
+            if dropped:
+                state.batches = [b for b in state.batches if b not in dropped]
+                self.save(state)
+        return dropped
+
+
+def _same(a: BatchRecord, b: BatchRecord) -> bool:
+    return (a.id is not None and a.id == b.id) or (a.intent is not None and a.intent == b.intent)
