@@ -331,13 +331,12 @@ class Aligner:
         if columns is not None:
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            found = values_of(
-                columns.rows,
-                rows[first],
-                lambda f, subject=subject: self._prefix_types.get(
-                    key_parts((f.subject if subject else f.object_entity).key)[1], UNTYPED
-                ),
-            )[inverse]
+
+            def prefix_type(f: Any) -> int:
+                end = f.subject if subject else f.object_entity
+                return self._prefix_types.get(key_parts(end.key)[1], UNTYPED)
+
+            found = values_of(columns.rows, rows[first], prefix_type)[inverse]
             bare = columns.subject_bare if subject else columns.object_bare
             return found, bare[rows]
         strings = table.strings
@@ -392,13 +391,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            keys = values_of(
-                columns.rows,
-                rows[first],
-                lambda f, subject=subject: hash(
-                    " ".join((f.subject if subject else f.object_entity).key.split())
-                ),
-            )[inverse]
+
+            def written(f: Any, subject: bool = subject) -> int:
+                return hash(" ".join((f.subject if subject else f.object_entity).key.split()))
+
+            keys = values_of(columns.rows, rows[first], written)[inverse]
             (s_name if subject else o_name)[rows] = keys
         return replace(table, subject_name=s_name, object_name=o_name)
 
@@ -671,13 +668,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            found = values_of(
-                columns.rows,
-                rows[first],
-                lambda f, subject=subject: _named(
-                    f.subject if subject else f.object_entity, gold_set, alt
-                ),
-            )[inverse]
+
+            def named(f: Any, subject: bool = subject) -> int:
+                return _named(f.subject if subject else f.object_entity, gold_set, alt)
+
+            found = values_of(columns.rows, rows[first], named)[inverse]
             take = found != 0
             if take.any():
                 changed = True

@@ -306,12 +306,12 @@ def stream_items(
     given, kept = PackedFacts(), PackedFacts()
     fact_parts: list[FactColumns] = []
     if adapter.strip().casefold() != "triples":
-        rows = iter_objects(items, adapter, index)
-        reader.rows(((0, row) for row in rows), kept)
+        objects = iter_objects(items, adapter, index)
+        reader.rows(((0, row) for row in objects), kept)
         return reader.streamed([], kept, [])
     facts: list[Fact] = []
 
-    def rows() -> Iterator[tuple[int, TripleRow]]:
+    def matched() -> Iterator[tuple[int, TripleRow]]:
         nonlocal facts
         for item in iter_rows(items, where="returned rows"):
             if not isinstance(item, Fact):
@@ -324,7 +324,7 @@ def stream_items(
                 fact_parts.append(reader.columns(facts))
                 facts = []
 
-    reader.rows(rows(), kept)
+    reader.rows(matched(), kept)
     if facts:
         fact_parts.append(reader.columns(facts))
     source: RowSource = _Joined(given, kept) if len(given) else kept
