@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from openodke.eval.engine.joins import common, search
+from openodke.eval.engine.joins import common, search, stable_order
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,11 @@ def test_common_is_intersect1d_of_values_without_repeats(left: int, right: int, 
     for mine, theirs in zip(got, want, strict=True):
         assert np.array_equal(mine, theirs)
         assert mine.dtype.kind == theirs.dtype.kind
+
+
+@pytest.mark.parametrize(
+    ("size", "spread"), [(0, 1), (1, 1), (2, 1), (1_000, 5), (1_000, 10**18), (5_000, 2)]
+)
+def test_stable_order_is_a_stable_argsort(size: int, spread: int) -> None:
+    values = np.random.default_rng(size).integers(-spread, spread, size, dtype=np.int64)
+    assert np.array_equal(stable_order(values), np.argsort(values, kind="stable"))

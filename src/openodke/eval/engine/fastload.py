@@ -271,7 +271,7 @@ def _load_parallel(
 ) -> tuple[FactColumns, FactColumns]:
     global _SHARED
     spans = {
-        gold: _ranges(path, _shares(path, workers, gold_path, said_path))
+        gold: _ranges(path, _shares(path, workers))
         for gold, path in ((True, gold_path), (False, said_path))
     }
     shared = {  # made before the workers fork, so they write where this process reads
@@ -357,8 +357,13 @@ def _collect(
     return out[0], out[1]
 
 
-def _shares(path: Path, workers: int, *both: Path) -> int:
-    """How many parts ``path`` is cut into: ``workers`` for the two files together, each
-    getting a share by its size (at least one), so the parts come out about equal."""
-    sizes = [p.stat().st_size for p in both]
-    return max(1, round(2 * workers * path.stat().st_size / max(sum(sizes), 1)))
+def _shares(path: Path, workers: int) -> int:
+    """How many parts ``path`` is cut into: up to ``4 * workers``, none under an eighth of
+    :data:`PARALLEL_BYTES`.
+
+    Parts are handed to the workers in order as each finishes one, so small parts keep every
+    worker busy to the end: a gold file's rows are short and cost more per byte than a Fact
+    file's, and cutting the two files by size alone left one worker reading the whole gold file
+    while the other ran out of work (DECISIONS.md 279)."""
+    smallest = max(PARALLEL_BYTES // 8, 1)
+    return max(1, min(4 * workers, path.stat().st_size // smallest))

@@ -13,7 +13,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["Lookup", "common", "distinct", "first_of_each", "member", "mix", "search"]
+__all__ = [
+    "Lookup",
+    "common",
+    "distinct",
+    "first_of_each",
+    "member",
+    "mix",
+    "search",
+    "stable_order",
+]
 
 # An odd 64-bit multiplier (2^64 / golden ratio, as key_table's): codes wrap around int64.
 _M = np.int64(-7046029254386353131)
@@ -72,6 +81,22 @@ def common(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     return values[order], in_x[at[in_y[order]]], in_y[order]
 
 
+def stable_order(values: np.ndarray) -> np.ndarray:
+    """``np.argsort(values, kind="stable")`` for int64 ``values``: numpy's default argsort (~4x
+    faster on int64), then equal values put back in their positions' order by a second default
+    argsort of (run, position) packed in one int64."""
+    order = np.argsort(values)
+    if len(order) < 2:
+        return order
+    ordered = values[order]
+    tie = ordered[1:] == ordered[:-1]
+    if not tie.any():
+        return order
+    run = np.zeros(len(order), dtype=np.int64)
+    np.cumsum(~tie, out=run[1:])
+    return order[np.argsort(run * len(order) + order)]
+
+
 def distinct(values: np.ndarray) -> np.ndarray:
     """The distinct values, sorted. (numpy 2's ``np.unique`` hashes int64 values, which is many
     times slower than sorting them for the random-looking codes used here.)"""
@@ -93,7 +118,7 @@ class Lookup:
     """Rows grouped by a code; within a code, in row order (``rows`` is given ascending)."""
 
     def __init__(self, codes: np.ndarray, rows: np.ndarray) -> None:
-        order = np.argsort(codes, kind="stable")
+        order = stable_order(codes)
         self.codes = codes[order]
         self.rows = rows[order]
         starts = first_of_each(self.codes)
@@ -163,5 +188,5 @@ class Lookup:
         other_which, other_rows = self.pairs(uncited)
         which = np.concatenate([which, other_which])
         rows = np.concatenate([rows, other_rows])
-        order = np.argsort(which, kind="stable")
+        order = stable_order(which)
         return which[order], rows[order]

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from openodke.doc_ids import DocIds, join_ids
-from openodke.eval.engine.joins import common, search
+from openodke.eval.engine.joins import common, search, stable_order
 from openodke.eval.engine.key_table import DocColumn, KeyTable, hashes_of
 from openodke.eval.engine.match_key import MatchKey, decode_key, encode_key, fact_key
 
@@ -134,7 +134,7 @@ def _first_of_each(codes: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.
     if len(repeated) == 0:  # the usual case: every code once
         return rows, rows[:0]
     involved = rows[np.isin(codes[rows], repeated)]
-    order = np.argsort(codes[involved], kind="stable")
+    order = stable_order(codes[involved])
     sorted_codes = codes[involved][order]
     first = np.ones(len(involved), dtype=bool)
     first[1:] = sorted_codes[1:] != sorted_codes[:-1]
@@ -148,7 +148,7 @@ def _ranked(groups: np.ndarray) -> np.ndarray:
     """Each element's rank among the earlier elements of its group (stable, in input order)."""
     if len(groups) == 0:
         return groups
-    order = np.argsort(groups, kind="stable")
+    order = stable_order(groups)
     g = groups[order]
     start = np.ones(len(g), dtype=bool)
     start[1:] = g[1:] != g[:-1]
@@ -186,6 +186,8 @@ def match_keys(
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
     g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
+    g_table.lean_on(rows, 0)  # the sides read their rows from here: held once, not twice
+    p_table.lean_on(rows, ng)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
     g_status = np.full(ng, MISSING, dtype=np.int8)

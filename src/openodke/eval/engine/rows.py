@@ -95,7 +95,6 @@ class FileRows:
         self.offsets = offsets
         self.gold = gold
         self._decode = msgspec.json.Decoder(RereadGold if gold else Reread).decode_lines
-        self._stops: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -117,7 +116,7 @@ class FileRows:
         if np.any(starts[1:] < starts[:-1]):
             order = np.argsort(starts, kind="stable")
             starts = starts[order]
-        stops = self._ends()[wanted if order is None else wanted[order]]
+        stops = self._ends(wanted if order is None else wanted[order])
         decoded: list[Any] = []
         fd = os.open(self.path, os.O_RDONLY)
         try:
@@ -143,12 +142,15 @@ class FileRows:
         back[order] = np.arange(len(order))
         return list(map(decoded.__getitem__, back.tolist()))
 
-    def _ends(self) -> np.ndarray:
-        """Where each row's bytes end: the next row's offset, the file's end for the last."""
-        if self._stops is None:
-            size = os.stat(self.path).st_size
-            self._stops = np.append(self.offsets[1:], size).astype(np.int64)
-        return self._stops
+    def _ends(self, rows: np.ndarray) -> np.ndarray:
+        """Where each of ``rows``' bytes end: the next row's offset, the file's end for the
+        last (worked out for the rows asked: a column of them would be a side's worth)."""
+        after = rows + 1
+        last = after >= len(self.offsets)
+        ends = self.offsets[np.where(last, 0, after)]
+        if last.any():
+            ends[last] = os.stat(self.path).st_size
+        return ends
 
     @classmethod
     def concat(cls, parts: Sequence[FileRows]) -> FileRows:

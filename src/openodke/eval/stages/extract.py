@@ -288,6 +288,7 @@ def score_keys(
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted)
+    given = gold
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
@@ -300,6 +301,9 @@ def score_keys(
         if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
+    for side, aligned in ((given, gold), (raw, predicted)):
+        side.share_equal(aligned.keys)  # the aligner keeps the gold as given: held once
+        aligned.share_equal(aligned.keys)
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 

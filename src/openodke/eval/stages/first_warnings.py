@@ -144,11 +144,18 @@ def _nothing_in_common(score: _Scored) -> list[str]:
             [g.subject_node, g.subject_bare, g.object_node[entity], g.object_bare[entity]]
         )
     )
-    shared = member(p.subject_node[scored], names, ready=True)
-    shared |= member(p.subject_bare[scored], names, ready=True)
+    # A prediction shares a name when any of its ends' names is the gold's: each column is
+    # asked only about the rows the ones before left unshared (most share their subject).
+    shared = np.zeros(len(scored), dtype=bool)
     theirs = ~p.keys.literal[scored]
-    shared |= theirs & member(p.object_node[scored], names, ready=True)
-    shared |= theirs & member(p.object_bare[scored], names, ready=True)
+    for column, entity_only in (
+        (p.subject_node, False),
+        (p.subject_bare, False),
+        (p.object_node, True),
+        (p.object_bare, True),
+    ):
+        ask = np.flatnonzero(~shared & theirs if entity_only else ~shared)
+        shared[ask] = member(column[scored[ask]], names, ready=True)
     strangers = scored[~shared]
     if 2 * len(strangers) > len(scored):
         said = [fact_words(f) for f in p.rows.fetch(strangers[:2].tolist())]
