@@ -649,17 +649,15 @@ class Aligner:
         alias too)."""
         if columns is None or not len(table) or not len(self.gold_keys):
             return table
-        mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
-        g = self.gold_keys
-        nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
-        if 2 * int(np.count_nonzero(member(mine, nodes))) >= len(mine):
+        if not self._strangers(table):
             return table
         gold_nodes, alt = self._gold_names
         gold_set = set(gold_nodes.tolist())
-        s_name, o_name = table.subject_name.copy(), table.object_name.copy()
+        # each end's names are copied only when a label renames one of them
+        names_of = {True: table.subject_name, False: table.object_name}
         changed = False
         for subject in (True, False):
-            column = s_name if subject else o_name
+            column = names_of[subject]
             ask = ~member(column, gold_nodes, ready=True)
             if not subject:
                 ask &= ~table.literal
@@ -676,8 +674,19 @@ class Aligner:
             take = found != 0
             if take.any():
                 changed = True
+                column = names_of[subject] = column.copy()
                 column[rows[take]] = found[take]
-        return replace(table, subject_name=s_name, object_name=o_name) if changed else table
+        if not changed:
+            return table
+        return replace(table, subject_name=names_of[True], object_name=names_of[False])
+
+    def _strangers(self, table: KeyTable) -> bool:
+        """Whether most of ``table``'s distinct entity names are no gold entity's (the sorted
+        names of both sides are dropped before any label is read)."""
+        mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
+        g = self.gold_keys
+        nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
+        return 2 * int(np.count_nonzero(member(mine, nodes))) < len(mine)
 
 
 def _key_of(encoded: str, subject: bool) -> str:
