@@ -184,7 +184,7 @@ def test_another_type_digit_or_document_always_changes_the_counts(gold, seed):
     assert after[0] < before[0]
 
 
-def _fact(s: tuple[str, str], o: tuple[str, str], doc: str = "d1") -> Fact:
+def _knows(s: tuple[str, str], o: tuple[str, str], doc: str = "d1") -> Fact:
     return Fact(
         subject=Entity(key=s[0], label=s[1]),
         predicate="knows",
@@ -198,8 +198,8 @@ def test_a_label_two_gold_entities_go_by_names_neither(second, hits):
     # Most predictions miss by key, so ends are read again by label: "Ada" names the gold's
     # e1 unless another gold entity (e2) goes by "Ada" too; then it names no one.
     gold = [
-        GoldFact(doc_id="d1", fact=_fact(("e1", "Ada"), ("e3", "Bob"))),
-        GoldFact(doc_id="d1", fact=_fact(("e2", second), ("e4", "Cy"))),
+        GoldFact(doc_id="d1", fact=_knows(("e1", "Ada"), ("e3", "Bob"))),
+        GoldFact(doc_id="d1", fact=_knows(("e2", second), ("e4", "Cy"))),
     ]
-    said = [_fact(("x-ada", "Ada"), ("x-bob", "Bob")), _fact(("x-z", "Zed"), ("x-y", "Yan"))]
+    said = [_knows(("x-ada", "Ada"), ("x-bob", "Bob")), _knows(("x-z", "Zed"), ("x-y", "Yan"))]
     assert score_facts(gold, said).matching.counts()["tp"] == hits
