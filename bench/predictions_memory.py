@@ -18,7 +18,9 @@ Kinds (records written the way each tool writes them, every field):
   ``graphrag`` an output folder of CSV tables (relationships, text_units, documents; the
   input's size is the folder's);
 - ``cmd``: ``--cmd`` whose command copies a triples file to ``{out}``; ``run``: ``--run`` with a
-  function yielding the triples file's rows (the input's size is that file's);
+  function yielding the triples file's rows; ``extractor``: ``--run`` with an Extractor class
+  whose ``extract(document)`` returns that document's rows (read from a copy of the file
+  grouped by document; the input's size is the triples file's in all three);
 - ``submission``: Text2KGBench response rows scored with ``--bench`` on the movie set
   (``odke bench prepare text2kgbench data --ontology ont_1_movie``), its gold's triples repeated
   with new objects up to the size.
@@ -47,7 +49,7 @@ from extract_scale import load_note
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = 5000
 PREDICATES = ("works_for", "born_in", "lives_in")
-KINDS = "triples,facts,langextract,langchain,graphrag,cmd,run,submission"
+KINDS = "triples,facts,langextract,langchain,graphrag,cmd,run,extractor,submission"
 
 
 def _triple(count: int, rng: random.Random) -> dict:
@@ -245,6 +247,39 @@ def run(documents):
 """
 
 
+_EACH = """import json
+
+class Extract:
+    def __init__(self):
+        with open({index!r}, encoding="utf-8") as index:
+            self.spans = json.load(index)
+
+    def extract(self, document):
+        start, end = self.spans.get(document.id, (0, 0))
+        with open({path!r}, "rb") as rows:
+            rows.seek(start)
+            return [json.loads(line) for line in rows.read(end - start).splitlines()]
+"""
+
+
+def _by_document(said: Path, folder: Path) -> tuple[Path, Path]:
+    """The triples file's rows grouped by document, and where each document's rows lie."""
+    groups: dict[str, list[bytes]] = {}
+    with said.open("rb") as rows:
+        for line in rows:
+            groups.setdefault(json.loads(line)["doc"], []).append(line)
+    path, spans, at = folder / "by_doc.jsonl", {}, 0
+    with path.open("wb") as out:
+        for doc, lines in groups.items():
+            block = b"".join(lines)
+            out.write(block)
+            spans[doc] = (at, at + len(block))
+            at += len(block)
+    index = folder / "by_doc.json"
+    index.write_text(json.dumps(spans))
+    return path, index
+
+
 def command(kind: str, folder: Path, size: int) -> tuple[list[str], int]:
     """The ``odke`` arguments scoring ``kind`` in ``folder`` and the input's size in bytes."""
     report = ["--report", str(folder / "report.json")]
@@ -252,7 +287,7 @@ def command(kind: str, folder: Path, size: int) -> tuple[list[str], int]:
         said = _write_submission(folder, size)
         return ["eval", "pipeline", "--bench", str(folder / "movie"), "--predictions", str(said),
                 *report], said.stat().st_size  # fmt: skip
-    source = "triples" if kind in ("cmd", "run") else kind
+    source = "triples" if kind in ("cmd", "run", "extractor") else kind
     said = write_inputs(folder, source, size)
     gold = ["--labels", str(folder / "gold.jsonl"), "--documents", str(folder / "docs.jsonl")]
     measured = (
@@ -263,6 +298,11 @@ def command(kind: str, folder: Path, size: int) -> tuple[list[str], int]:
     if kind == "run":
         (folder / "pipe.py").write_text(_RUN.format(path=str(said)))
         return ["eval", "pipeline", *gold, "--run", f"{folder / 'pipe.py'}:run", *report], measured
+    if kind == "extractor":
+        path, index = _by_document(said, folder)
+        (folder / "each.py").write_text(_EACH.format(path=str(path), index=str(index)))
+        run = f"{folder / 'each.py'}:Extract"
+        return ["eval", "pipeline", *gold, "--run", run, *report], measured
     adapter = ["--adapter", "triples" if kind == "facts" else kind]
     return ["eval", "pipeline", *gold, "--predictions", str(said), *adapter, *report], measured
 
