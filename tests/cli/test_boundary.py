@@ -149,6 +149,20 @@ def test_a_file_output_ending_in_a_slash_is_refused_naming_the_file_to_give(item
     assert not (tmp_path / "newdir").exists()
 
 
+@pytest.mark.parametrize(
+    "spelling", [["--report", ""], ["--report="], ["--items", " "], ["--html", ""], ["-o", ""]]
+)
+def test_an_output_given_an_empty_path_is_refused(items, tmp_path, spelling):
+    """Found probing option values (issue 22): ``Path("")`` is the current folder; the writer
+    raised ValueError ("this is a bug") or wrote into the folder the command runs in."""
+    a, b = items
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = run_odke("eval", "compare", str(a), str(b), *spelling)
+    assert result.exit_code == 2, result.stderr
+    assert f"{spelling[0].rstrip('=')} is given an empty path" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(
         [*ODKE, *args],

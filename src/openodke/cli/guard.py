@@ -11,7 +11,8 @@ folder is an input. Refused, exit 2, before anything is read or written:
 - an input inside an output folder (``-o out --facts out/facts.jsonl``: it would be replaced);
 - two outputs at one path (``--report x --items x``);
 - a file output that is an existing folder, or ends with ``/`` (``--report runs/``: it would
-  otherwise be written as a file named ``runs``).
+  otherwise be written as a file named ``runs``);
+- an output given an empty path (``--report ""``: the current folder).
 
 Options are read however they are spelled: ``--out DIR``, ``--out=DIR``, ``-o DIR``, ``-oDIR``.
 """
@@ -70,7 +71,7 @@ def _split(args: Sequence[str]) -> tuple[list[_Path], list[_Path]]:
                 value = attached if equals else (words[index] if index < len(words) else None)
                 if not equals:
                     index += 1
-                if value:
+                if value is not None:
                     outputs.append(_Path(name, value))
                 flag = ""
             else:
@@ -112,6 +113,9 @@ def check_paths(args: Sequence[str]) -> None:
     """InputError (exit 2) when an output of the command line is one of its inputs, lies
     around one, repeats another output, or is a folder where a file is written."""
     outputs, inputs = _split(args)
+    for out in outputs:
+        if not out.value.strip():  # Path("") is the current folder: it would be written over
+            raise InputError(f"{out.flag} is given an empty path: name the file or folder")
     for index, out in enumerate(outputs):
         if out.flag in FILE_OUTPUTS and out.value.endswith(("/", os.sep)):
             raise InputError(
