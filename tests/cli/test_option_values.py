@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_odke
-from tests.fuzz.seeds import items_files, judge_files, write
+from tests.fuzz.seeds import items_files, judge_files, pipeline_files, report_files, write
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,37 @@ def test_the_judges_refuse_a_negative_seed_or_too_many_draws(
     result = run_odke("eval", *args)
     assert result.exit_code == 2, result.stderr
     assert "Invalid value for '--" in result.stderr and "this is a bug" not in result.stderr
+
+
+@pytest.mark.parametrize("root", ["/", "."])
+def test_a_reference_report_that_is_the_root_folder_is_refused(
+    tmp_path: Path, monkeypatch, root
+) -> None:
+    """``--reference /``: finishing a killed write's renames asked for ``Path("/")``'s intent
+    file, whose name is empty (ValueError, "this is a bug"); the reader now says it is a folder."""
+    write(tmp_path, pipeline_files())
+    monkeypatch.chdir(tmp_path)
+    result = run_odke("eval", "pipeline", "--labels", "gold.jsonl", "--documents", "docs.jsonl",
+                      "--predictions", "triples.jsonl", "--reference", root)  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    assert "this is a bug" not in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize("where", ["afile", "/dev/zero", "afile/below"])
+def test_report_tables_into_a_file_are_refused_with_nothing_written(
+    tmp_path: Path, monkeypatch, fmt, where
+) -> None:
+    """``report parquet -o /dev/zero`` (or any file): mkdir raised FileExistsError, "this is a
+    bug" (csv said "cannot write here" per table); both now refuse before any table."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    write(tmp_path, report_files())
+    (tmp_path / "afile").write_text("kept\n")
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = run_odke("report", fmt, "report.json", "-o", where)
+    assert result.exit_code == 2, result.stderr
+    assert "this is a bug" not in result.stderr and result.stderr.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / "afile").read_text() == "kept\n"

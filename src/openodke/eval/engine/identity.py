@@ -44,7 +44,7 @@ from openodke.eval.engine.joins import distinct, member, mix, search
 from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
-from openodke.eval.engine.rows import fetch_each
+from openodke.eval.engine.rows import fetch_each, values_of
 from openodke.ontology.model import lookup_form
 from openodke.safeio import read_json
 
@@ -331,17 +331,12 @@ class Aligner:
         if columns is not None:
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            found = np.fromiter(
-                (
-                    self._prefix_types.get(
-                        key_parts((f.subject if subject else f.object_entity).key)[1], UNTYPED
-                    )
-                    for f in facts
-                ),
-                np.int64,
-                len(first),
-            )[inverse]
+
+            def prefix_type(f: Any) -> int:
+                end = f.subject if subject else f.object_entity
+                return self._prefix_types.get(key_parts(end.key)[1], UNTYPED)
+
+            found = values_of(columns.rows, rows[first], prefix_type)[inverse]
             bare = columns.subject_bare if subject else columns.object_bare
             return found, bare[rows]
         strings = table.strings
@@ -396,13 +391,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            keys = np.fromiter(
-                (hash(" ".join((f.subject if subject else f.object_entity).key.split()))
-                 for f in facts),
-                np.int64,
-                len(first),
-            )[inverse]  # fmt: skip
+
+            def written(f: Any, subject: bool = subject) -> int:
+                return hash(" ".join((f.subject if subject else f.object_entity).key.split()))
+
+            keys = values_of(columns.rows, rows[first], written)[inverse]
             (s_name if subject else o_name)[rows] = keys
         return replace(table, subject_name=s_name, object_name=o_name)
 
@@ -637,7 +630,7 @@ class Aligner:
                 continue
             names = (g.subject_names if subject else g.object_names)[rows]
             _, first = np.unique(names, return_index=True)
-            picked = rows[first]
+            picked = np.sort(rows[first])  # in row order: each block of the rows read once
             facts = fetch_each(g.rows, picked)
             node = (k.subject_name if subject else k.object_name)[picked].tolist()
             for f, n in zip(facts, node, strict=True):
@@ -675,12 +668,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            found = np.fromiter(
-                (_named(f.subject if subject else f.object_entity, gold_set, alt) for f in facts),
-                np.int64,
-                len(first),
-            )[inverse]
+
+            def named(f: Any, subject: bool = subject) -> int:
+                return _named(f.subject if subject else f.object_entity, gold_set, alt)
+
+            found = values_of(columns.rows, rows[first], named)[inverse]
             take = found != 0
             if take.any():
                 changed = True
