@@ -7,6 +7,7 @@ import os
 import random
 import shlex
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -161,6 +162,27 @@ def test_an_output_given_an_empty_path_is_refused(items, tmp_path, spelling):
     assert result.exit_code == 2, result.stderr
     assert f"{spelling[0].rstrip('=')} is given an empty path" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("flag", ["--report", "--items", "--html"])
+@pytest.mark.parametrize("through", ["itself", "a symlink"])
+def test_an_output_that_is_a_fifo_or_device_is_refused_and_left_as_it_is(
+    items, tmp_path, flag, through
+):
+    """Found probing option values (issue 22): `--report /dev/null` as root renamed the report
+    over /dev/null, which became a regular file for every process on the machine. A FIFO
+    stands for the device here (no root, no risk to /dev): it must still be a FIFO after."""
+    a, b = items
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    target = fifo
+    if through == "a symlink":
+        target = tmp_path / "link"
+        target.symlink_to(fifo)
+    result = run_odke("eval", "compare", str(a), str(b), flag, str(target))
+    assert result.exit_code == 2, result.stderr
+    assert f"{target}: {flag} names a pipe (FIFO), not a file" in result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and os.path.islink(target) == (target != fifo)
 
 
 def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:

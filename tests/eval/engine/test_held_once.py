@@ -55,5 +55,7 @@ def test_columns_as_given_share_what_alignment_left_unchanged(untyped: bool) -> 
     assert np.array_equal(given_nodes, aligned) is not untyped
     assert np.shares_memory(g.subject_node, aligned) is not untyped
     assert np.array_equal(g.subject_node, given_nodes)
+    # types as written are the effective ones where no end is untyped: held once then
+    assert np.shares_memory(score.gold.subject_type, score.gold.keys.subject_type) is not untyped
     fresh = score_keys(FactColumns.of_gold(gold), FactColumns.of_facts(said))
     assert score.report().metrics == fresh.report().metrics

@@ -101,10 +101,16 @@ class FactColumns:
 
     def share_equal(self, keys: KeyTable) -> None:
         """Read the arrays holding the same values as the (aligned) ``keys``' from them, the
-        key table's own and each end's node (an end's identity name, until alignment renames
-        it): one copy of each is held, not one per table."""
+        key table's own, each end's node (an end's identity name, until alignment renames it)
+        and type as written (the effective type, where no end is untyped): one copy of each is
+        held, not one per table."""
         self.keys.share_equal(keys)
-        for node, name in (("subject_node", "subject_name"), ("object_node", "object_name")):
+        for node, name in (
+            ("subject_node", "subject_name"),
+            ("object_node", "object_name"),
+            ("subject_type", "subject_type"),
+            ("object_type", "object_type"),
+        ):
             mine, theirs = getattr(self, node), getattr(keys, name)
             if mine is not theirs and same_values(mine, theirs):
                 setattr(self, node, theirs)
