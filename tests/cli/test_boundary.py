@@ -7,6 +7,7 @@ import os
 import random
 import shlex
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -147,6 +148,41 @@ def test_a_file_output_ending_in_a_slash_is_refused_naming_the_file_to_give(item
         f"ends with '/': {flag} names a file, not a folder (say {tmp_path}/newdir/" in result.stderr
     )
     assert not (tmp_path / "newdir").exists()
+
+
+@pytest.mark.parametrize(
+    "spelling", [["--report", ""], ["--report="], ["--items", " "], ["--html", ""], ["-o", ""]]
+)
+def test_an_output_given_an_empty_path_is_refused(items, tmp_path, spelling):
+    """Found probing option values (issue 22): ``Path("")`` is the current folder; the writer
+    raised ValueError ("this is a bug") or wrote into the folder the command runs in."""
+    a, b = items
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = run_odke("eval", "compare", str(a), str(b), *spelling)
+    assert result.exit_code == 2, result.stderr
+    assert f"{spelling[0].rstrip('=')} is given an empty path" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("flag", ["--report", "--items", "--html"])
+@pytest.mark.parametrize("through", ["itself", "a symlink"])
+def test_an_output_that_is_a_fifo_or_device_is_refused_and_left_as_it_is(
+    items, tmp_path, flag, through
+):
+    """Found probing option values (issue 22): `--report /dev/null` as root renamed the report
+    over /dev/null, which became a regular file for every process on the machine. A FIFO
+    stands for the device here (no root, no risk to /dev): it must still be a FIFO after."""
+    a, b = items
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    target = fifo
+    if through == "a symlink":
+        target = tmp_path / "link"
+        target.symlink_to(fifo)
+    result = run_odke("eval", "compare", str(a), str(b), flag, str(target))
+    assert result.exit_code == 2, result.stderr
+    assert f"{target}: {flag} names a pipe (FIFO), not a file" in result.stderr
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and os.path.islink(target) == (target != fifo)
 
 
 def _odke(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:

@@ -206,3 +206,28 @@ def test_a_command_runs_with_the_collector_raised_and_restores_it(monkeypatch):
     before = gc.get_threshold()
     entry(["ground", "--help"])
     assert seen == [_THRESHOLDS] and gc.get_threshold() == before != _THRESHOLDS
+
+
+def test_a_live_local_run_that_never_fails_loads_no_httpx(tmp_path):
+    """`odke ground` against a local `http://` server: the calls go over the standard library
+    (decision 225) and httpx is imported only when a call raises (DECISIONS #287)."""
+    from tests.support.llm_server import ReplayServer
+
+    (tmp_path / "texts").mkdir()
+    (tmp_path / "texts" / "d.txt").write_text("Acme was founded in 1990.\n")
+    (tmp_path / "facts.jsonl").write_text(
+        '{"doc": "d", "subject": "Acme", "predicate": "founded", "object": "1990", '
+        '"quote": "Acme was founded in 1990."}\n'
+    )
+    with ReplayServer("openai", lambda prompt: '{"verdict": "supported"}') as server:
+        (tmp_path / "odke.yaml").write_text(
+            f"models: {{ground: {{model: openai/local, base_url: '{server.base_url}'}}}}\n"
+        )
+        exit_line, modules = probe(
+            "ground", "--facts", "facts.jsonl", "--texts", "texts", "--config", "odke.yaml",
+            "--no-cache", "-o", "out", cwd=tmp_path,
+        )  # fmt: skip
+        assert exit_line == "EXIT 0" and len(server.requests) == 1
+    assert (tmp_path / "out" / "facts.jsonl").exists()
+    assert "openodke.llm.plain" in modules and "jsonschema" in modules  # the reply was checked
+    assert sorted(m for m in modules if m.split(".")[0] in {"httpx", "httpcore", "h11"}) == []

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from openodke.cli import style
-from openodke.cli.options import Html, write_page
+from openodke.cli.options import MAX_RESAMPLES, Html, write_page
 from openodke.errors import CompareGateFailed, InputError
 
 if TYPE_CHECKING:
@@ -79,8 +79,10 @@ def compare(
         str | None,
         typer.Option(help="Deciding metric: f1, precision, recall (documents); accuracy (items)."),
     ] = None,
-    resamples: Annotated[int, typer.Option(help="Bootstrap draws.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the draws.")] = 0,
+    resamples: Annotated[
+        int, typer.Option(min=1, max=MAX_RESAMPLES, help="Bootstrap draws.")
+    ] = 2000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the draws.")] = 0,
     fail_under: Annotated[
         float | None,
         typer.Option(help="Fail (exit 1) when the low end of B's 95% range is under X."),

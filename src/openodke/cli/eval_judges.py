@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["pool", "precision", "refusals", "register"]
 
-Seed = Annotated[int, typer.Option("--seed", help="Seed of the draw.")]
+Seed = Annotated[int, typer.Option("--seed", min=0, help="Seed of the draw.")]
 MakeSheet = Annotated[
     Path | None, typer.Option("--make-sheet", help="Write label sheets of a seeded sample here.")
 ]
@@ -170,7 +170,9 @@ def pool(
         list[Path], typer.Argument(help="Two or more runs: facts.jsonl files or their folders.")
     ],
     documents: opt.Documents = None,
-    resamples: Annotated[int, typer.Option("--resamples", help="Bootstrap draws.")] = 2000,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=1, max=opt.MAX_RESAMPLES, help="Bootstrap draws.")
+    ] = 2000,
     seed: Seed = 0,
     report: opt.Report = None,
     as_json: opt.AsJson = False,

@@ -11,7 +11,10 @@ folder is an input. Refused, exit 2, before anything is read or written:
 - an input inside an output folder (``-o out --facts out/facts.jsonl``: it would be replaced);
 - two outputs at one path (``--report x --items x``);
 - a file output that is an existing folder, or ends with ``/`` (``--report runs/``: it would
-  otherwise be written as a file named ``runs``).
+  otherwise be written as a file named ``runs``);
+- an output given an empty path (``--report ""``: the current folder);
+- an output that is a device, a FIFO or a socket (``--report /dev/null``: the rename that puts
+  a finished file in place would replace the device itself, as root).
 
 Options are read however they are spelled: ``--out DIR``, ``--out=DIR``, ``-o DIR``, ``-oDIR``.
 """
@@ -19,6 +22,7 @@ Options are read however they are spelled: ``--out DIR``, ``--out=DIR``, ``-o DI
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -70,7 +74,7 @@ def _split(args: Sequence[str]) -> tuple[list[_Path], list[_Path]]:
                 value = attached if equals else (words[index] if index < len(words) else None)
                 if not equals:
                     index += 1
-                if value:
+                if value is not None:
                     outputs.append(_Path(name, value))
                 flag = ""
             else:
@@ -93,6 +97,19 @@ def _attached_short(word: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _special(path: str) -> str:
+    """``a device``, ``a pipe (FIFO)`` or ``a socket`` when ``path`` (followed) is one, else ''."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a pipe (FIFO)"
+    return "a socket" if stat.S_ISSOCK(mode) else ""
+
+
 def _same(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -112,6 +129,16 @@ def check_paths(args: Sequence[str]) -> None:
     """InputError (exit 2) when an output of the command line is one of its inputs, lies
     around one, repeats another output, or is a folder where a file is written."""
     outputs, inputs = _split(args)
+    for out in outputs:
+        if not out.value.strip():  # Path("") is the current folder: it would be written over
+            raise InputError(f"{out.flag} is given an empty path: name the file or folder")
+        kind = _special(out.value)
+        if kind:  # a rename over it replaces the device itself (/dev/null, as root)
+            raise InputError(
+                f"{out.flag} names {kind}, not a file: odke writes a whole file and renames it "
+                "into place, which would replace it; drop the option to write nothing",
+                path=out.value,
+            )
     for index, out in enumerate(outputs):
         if out.flag in FILE_OUTPUTS and out.value.endswith(("/", os.sep)):
             raise InputError(

@@ -195,6 +195,10 @@ BatchPoll = Annotated[
         "grows to 12 times it.",
     ),
 ]
+MAX_RESAMPLES = 1_000_000
+"""The most bootstrap draws ``--resamples`` takes: a range settles long before (decision 294),
+and memory grows with draws x items."""
+
 BATCH_PRICE_NOTE = "priced at the provider's batch rate (--batch)"
 """The line a dry run adds under --batch."""
 

@@ -62,6 +62,15 @@ def endpoint_of(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str | 
     return None if provider is None else provider.url(spec, os.environ if env is None else env)
 
 
+def _httpx() -> Any:
+    """httpx, imported when first needed: a plain ``http://`` call (decision 225) that succeeds
+    never loads it; the ``except`` clauses naming its exceptions are evaluated only when a call
+    raised (the plain client raises httpx's kinds, importing it then)."""
+    import httpx
+
+    return httpx
+
+
 def check_spec(spec: ModelSpec, env: Mapping[str, str] | None = None) -> None:
     """Raise ModelConfigError (exit 2) for an unknown prefix or a missing key; makes no call."""
     env = os.environ if env is None else env
@@ -263,8 +272,6 @@ class ProviderClient:
         schema: Mapping[str, Any] | None = None,
     ) -> LLMResponse:
         """Ask ``spec``'s model; an error result after the retries (see the class)."""
-        import httpx
-
         check_spec(spec, self.env)
         provider = _provider(spec)
         variable = provider.key_variable(spec)
@@ -288,9 +295,9 @@ class ProviderClient:
             entry = limiter.acquire(estimate) if limiter is not None else None
             try:
                 response = self._http.post(url, body, headers, spec.timeout)
-            except httpx.TimeoutException:
+            except _httpx().TimeoutException:  # evaluated only when a call raised
                 failure, kind = f"timed out after {spec.timeout:g} s", FailureKind.timeout
-            except httpx.ConnectError as error:
+            except _httpx().ConnectError as error:
                 failure = self._scrub(f"cannot connect to {where} ({error})", key)
                 kind = FailureKind.unreachable
                 with self._lock:
@@ -301,7 +308,7 @@ class ProviderClient:
                         f"{spec.model}: {failure}: is the server running? "
                         f"(stopped after {attempt} attempts; no call to it has answered)",
                     ) from None
-            except httpx.TransportError as error:
+            except _httpx().TransportError as error:
                 failure = self._scrub(f"connection failed ({type(error).__name__}: {error})", key)
                 kind = FailureKind.unreachable
             else:

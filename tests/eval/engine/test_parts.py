@@ -77,6 +77,8 @@ def test_parts_read_by_workers_join_to_what_one_process_reads(tmp_path: Path, mo
     said.write_text("".join(json.dumps(s) + "\n\n" for _, s in rows))  # blank lines too
     one = load_both(gold, said, workers=1)
     monkeypatch.setattr(fastload, "_read", None)  # no reading in this process from here on
+    monkeypatch.setattr(fastload, "PARALLEL_BYTES", 0)  # parts of any size
+    assert fastload._shares(gold, 3) == 6
     many = load_both(gold, said, workers=3)  # several parts of each file
     for a, b in zip(one, many, strict=True):
         _same(a, b)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -181,3 +182,24 @@ def test_another_type_digit_or_document_always_changes_the_counts(gold, seed):
     assert before == (len(gold), 0, 0)
     after = _counts(gold, predicted, random.Random(seed), random.Random(seed + 1))
     assert after[0] < before[0]
+
+
+def _knows(s: tuple[str, str], o: tuple[str, str], doc: str = "d1") -> Fact:
+    return Fact(
+        subject=Entity(key=s[0], label=s[1]),
+        predicate="knows",
+        object_entity=Entity(key=o[0], label=o[1]),
+        evidence=[Evidence(doc_id=doc, span_origin="context")],
+    )
+
+
+@pytest.mark.parametrize(("second", "hits"), [("Eve", 1), ("Ada", 0)])
+def test_a_label_two_gold_entities_go_by_names_neither(second, hits):
+    # Most predictions miss by key, so ends are read again by label: "Ada" names the gold's
+    # e1 unless another gold entity (e2) goes by "Ada" too; then it names no one.
+    gold = [
+        GoldFact(doc_id="d1", fact=_knows(("e1", "Ada"), ("e3", "Bob"))),
+        GoldFact(doc_id="d1", fact=_knows(("e2", second), ("e4", "Cy"))),
+    ]
+    said = [_knows(("x-ada", "Ada"), ("x-bob", "Bob")), _knows(("x-z", "Zed"), ("x-y", "Yan"))]
+    assert score_facts(gold, said).matching.counts()["tp"] == hits

@@ -6,15 +6,25 @@ from __future__ import annotations
 
 import time
 
+import msgspec
 import pytest
 
-from openodke.errors import PipelineError
+from openodke.errors import InputError, PipelineError
+from openodke.eval.engine.structs import Reread
 from openodke.eval.pipeline import collect, stream
 from openodke.eval.pipeline.api import pipeline_run
 from openodke.eval.pipeline.stream import BLOCK, stream_items
 from openodke.interop import TripleRow
-from openodke.types import Document, Fact
-from tests.eval.pipeline.test_stream_memory import DOCS, ROWS, _peak, _row, _write
+from openodke.types import Document
+from tests.eval.pipeline.test_stream_memory import (
+    DOCS,
+    PER_DOC,
+    ROWS,
+    _peak,
+    _record,
+    _row,
+    _write,
+)
 
 DOCUMENTS = [Document(id=f"d{d}", text=f"Text {d}.") for d in range(DOCS)]
 
@@ -73,11 +83,11 @@ def test_a_mixed_run_gives_collects_facts_in_its_order():
     expected = collect(items, DOCUMENTS)
     got = stream_items(iter(items), DOCUMENTS)
     facts = got.columns.rows.fetch(range(len(got.columns)))
-    assert all(isinstance(f, Fact) for f in facts)
-    assert [f.model_dump(exclude={"id"}) for f in facts] == [
-        f.model_dump(exclude={"id"}) for f in expected.facts
-    ]
-    assert [f.id for f in facts[:BLOCK]] == [f.id for f in expected.facts[:BLOCK]]  # Fact items
+    # Read again as what the diagnosis reads of a Fact (the fact-rows loader's Reread): each is
+    # collect's Fact in collect's order, every field the diagnosis reads equal
+    assert all(isinstance(f, Reread) for f in facts)
+    assert facts == [msgspec.json.decode(f.model_dump_json(), type=Reread) for f in expected.facts]
+    assert len({(f.subject.key, f.predicate) for f in facts}) > 3 * BLOCK - 10
     assert (got.rows_read, got.dropped, got.notes, got.evidence_kinds) == (
         expected.rows_read,
         expected.dropped,
@@ -118,3 +128,64 @@ def test_a_run_stopping_midway_is_a_pipeline_error(tmp_path, tail, timeout, mess
     with pytest.raises(PipelineError, match=message):
         pipeline_run(labels=gold, documents=docs, run=f"{module}:run", timeout=timeout)
     assert time.monotonic() - started < 10
+
+
+def _spied(monkeypatch, progress: list[int]) -> list[tuple[int, int]]:
+    """(items made so far, Facts in the block) at each block of columns built."""
+    built: list[tuple[int, int]] = []
+    columns = stream._columns
+
+    def spy(facts, shared, checks):
+        built.append((progress[0], len(facts)))
+        return columns(facts, shared, checks)
+
+    monkeypatch.setattr(stream, "_columns", spy)
+    return built
+
+
+def test_an_extractor_is_read_a_document_at_a_time(tmp_path, monkeypatch):
+    # Listing every document's items first (as run_each does for eval extract) would build the
+    # first columns only after the last document's call.
+    _, gold, docs = _write(tmp_path, "triples")
+    called = [0]
+    built = _spied(monkeypatch, called)
+
+    class Extractor:
+        def extract(self, document):
+            called[0] += 1
+            d = int(document.id[1:])
+            return [_row(n) for n in range(d * PER_DOC, (d + 1) * PER_DOC)]
+
+    result = pipeline_run(labels=gold, documents=docs, run=Extractor())
+    assert result.result.report.rows[0].counts.hits == ROWS // 3
+    assert built[0][0] < DOCS  # the first block before the last document was called
+    assert sum(size for _, size in built) == ROWS
+
+
+@pytest.mark.parametrize("kind", ["langchain", "langextract"])
+def test_an_adapters_objects_stream_and_score_as_collected(tmp_path, monkeypatch, kind):
+    from openodke.eval.pipeline.evaluate import label_inputs, score_pipeline
+
+    _, gold, docs = _write(tmp_path, kind)
+    records = [_record(kind, [_row(n) for n in range(d * PER_DOC, (d + 1) * PER_DOC)])
+               for d in range(DOCS)]  # fmt: skip
+    yielded = [0]
+    built = _spied(monkeypatch, yielded)
+
+    def run(documents):
+        for record in records:
+            yielded[0] += 1
+            yield record
+
+    streamed = pipeline_run(labels=gold, documents=docs, run=run, adapter=kind).result
+    assert built[0][0] < DOCS and max(size for _, size in built) <= BLOCK
+    inputs = label_inputs(gold, docs, None)
+    listed = score_pipeline(collect(records, inputs.documents, adapter=kind).facts, inputs)
+    assert streamed.report.rows[0].counts == listed.report.rows[0].counts
+    assert streamed.report.rows[0].counts.predicted == ROWS
+
+
+def test_graphrag_objects_are_refused_as_before(tmp_path):
+    _, gold, docs = _write(tmp_path, "triples")
+    with pytest.raises(InputError, match="--adapter graphrag reads files, not returned objects"):
+        pipeline_run(labels=gold, documents=docs, run=lambda documents: [{}], adapter="graphrag")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from openodke.eval.engine.rows import FETCH_BLOCK, fetch_each
+from openodke.eval.engine.rows import FETCH_BLOCK, fetch_each, values_of
 from openodke.eval.pipeline import stream
 from openodke.eval.pipeline.evaluate import DiagnosisOptions, label_inputs
 from openodke.eval.pipeline.stream import score_predictions, stream_columns
@@ -137,7 +137,7 @@ def test_scoring_reads_rows_again_a_block_at_a_time(tmp_path, monkeypatch, kind)
     # blocks of FETCH_BLOCK, never the whole side in one call.
     said, gold, docs = _write(tmp_path, kind)
     asked: list[int] = []
-    kept = stream.FileTriples if kind == "triples" else stream.PackedRows
+    kept = stream.FileTriples if kind == "triples" else stream.PackedFacts
     fetch = kept.fetch
 
     def spy(self, rows):
@@ -168,3 +168,23 @@ def test_fetch_each_gives_every_row_in_order_a_block_at_a_time():
     assert list(fetch_each(source, wanted)) == [f"row {i}" for i in wanted]
     assert max(len(c) for c in source.calls) == FETCH_BLOCK
     assert list(fetch_each(source, [])) == []
+
+
+def test_values_of_reads_rows_in_row_order_and_answers_in_the_order_asked():
+    # A packed or file source opens a block per run of rows: asked in name order (the rules
+    # read one row per distinct name), each FETCH_BLOCK would open every block again.
+    class Source:
+        calls: list[list[int]] = []
+
+        def __len__(self) -> int:
+            return 5_000
+
+        def fetch(self, rows):
+            self.calls.append(list(rows))
+            return [10 * i for i in rows]
+
+    source = Source()
+    wanted = [(7_919 * k) % 5_000 for k in range(5_000)]  # every row, scrambled
+    assert values_of(source, wanted, lambda f: f).tolist() == [10 * i for i in wanted]
+    asked = [i for call in source.calls for i in call]
+    assert asked == sorted(wanted) and max(map(len, source.calls)) == FETCH_BLOCK

@@ -56,7 +56,7 @@ class Live:
         self.relation = Lookup(
             mix(d[open_], predicate[open_], p.polarity[rows][open_].astype(np.int64)), rows[open_]
         )
-        self._ends = (d, s, o)
+        self._view = view  # has_node reads the ends again when first asked: not held till then
         self._nodes: np.ndarray | None = None
         self.uncited = bool(np.any(d == UNCITED))
         self.per_document = np.bincount(d[d >= 0], minlength=len(m.documents))
@@ -71,8 +71,11 @@ class Live:
         """Per row: some live prediction of its document (or citing none) has the node as an
         end."""
         if self._nodes is None:  # built when first asked: most misses land before this
-            d, s, o = self._ends
-            self._nodes = distinct(np.concatenate([mix(d, s), mix(d, o)]))
+            m, p, rows = self._view.score.matching, self._view.predicted, self.rows
+            d = m.pred_doc[rows]
+            self._nodes = distinct(
+                np.concatenate([mix(d, p.subject_node[rows]), mix(d, p.object_node[rows])])
+            )
         found = member(mix(docs, nodes), self._nodes, ready=True)
         if self.uncited:
             found |= member(

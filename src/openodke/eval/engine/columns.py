@@ -24,6 +24,7 @@ from openodke.eval.engine.key_table import (
     effective_types,
     hashes_of,
     predicate_forms,
+    same_values,
 )
 from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
 from openodke.eval.engine.rows import ModelRows, RepeatedRows, RowSource
@@ -97,6 +98,22 @@ class FactColumns:
     def fact_of(self, rows: np.ndarray) -> np.ndarray:
         """The fact each of ``rows`` comes from, by its index in the file or list."""
         return rows if self.source is None else self.source[rows]
+
+    def share_equal(self, keys: KeyTable) -> None:
+        """Read the arrays holding the same values as the (aligned) ``keys``' from them, the
+        key table's own, each end's node (an end's identity name, until alignment renames it)
+        and type as written (the effective type, where no end is untyped): one copy of each is
+        held, not one per table."""
+        self.keys.share_equal(keys)
+        for node, name in (
+            ("subject_node", "subject_name"),
+            ("object_node", "object_name"),
+            ("subject_type", "subject_type"),
+            ("object_type", "object_type"),
+        ):
+            mine, theirs = getattr(self, node), getattr(keys, name)
+            if mine is not theirs and same_values(mine, theirs):
+                setattr(self, node, theirs)
 
     def take(self, rows: np.ndarray) -> FactColumns:
         """The rows ``rows``, in that order (one row may be taken more than once)."""

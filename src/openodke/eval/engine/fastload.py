@@ -271,7 +271,7 @@ def _load_parallel(
 ) -> tuple[FactColumns, FactColumns]:
     global _SHARED
     spans = {
-        gold: _ranges(path, _shares(path, workers, gold_path, said_path))
+        gold: _ranges(path, _shares(path, workers))
         for gold, path in ((True, gold_path), (False, said_path))
     }
     shared = {  # made before the workers fork, so they write where this process reads
@@ -347,18 +347,28 @@ def _collect(
     out = []
     with paused_gc():
         for gold, path in zip((True, False), paths, strict=True):
+            pending, names, rows = jobs[gold], PartNames(), []
             try:
-                names = [job.result()[0] for job in jobs[gold]]
+                while pending:  # each part's names joined and let go: every part names the
+                    part = pending.pop(0).result()[0]  # documents its rows cite, often all
+                    names.add(part)
+                    rows.append(part.rows)
+                    del part
             except _FAST_ERRORS:
                 out.append(_slow(path, gold))
                 continue
-            arrays = shared[gold].gather(names)
-            out.append(_joined(path, PartNames.join(names), arrays, gold))
+            out.append(_joined(path, names, shared[gold].gather(rows), gold))
     return out[0], out[1]
 
 
-def _shares(path: Path, workers: int, *both: Path) -> int:
-    """How many parts ``path`` is cut into: ``workers`` for the two files together, each
-    getting a share by its size (at least one), so the parts come out about equal."""
-    sizes = [p.stat().st_size for p in both]
-    return max(1, round(2 * workers * path.stat().st_size / max(sum(sizes), 1)))
+def _shares(path: Path, workers: int) -> int:
+    """How many parts ``path`` is cut into: up to ``2 * workers``, none under an eighth of
+    :data:`PARALLEL_BYTES`.
+
+    Parts are handed to the workers in order as each finishes one, so small parts keep every
+    worker busy to the end: a gold file's rows are short and cost more per byte than a Fact
+    file's, and cutting the two files by size alone left one worker reading the whole gold file
+    while the other ran out of work. Each part sends back the names of the documents its rows
+    cite, often all of them, so more parts cost the parent more (DECISIONS.md 279)."""
+    smallest = max(PARALLEL_BYTES // 8, 1)
+    return max(1, min(2 * workers, path.stat().st_size // smallest))

@@ -30,6 +30,7 @@ through the same steps (DECISIONS 115-120, 121-129):
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
@@ -40,11 +41,11 @@ import numpy as np
 
 from openodke.errors import InputError
 from openodke.eval.engine.fold import fold, key_parts, node_of
-from openodke.eval.engine.joins import distinct, member, mix, search
+from openodke.eval.engine.joins import distinct, first_of_each, member, mix, search
 from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColumn, KeyTable
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
-from openodke.eval.engine.rows import fetch_each
+from openodke.eval.engine.rows import fetch_each, values_of
 from openodke.ontology.model import lookup_form
 from openodke.safeio import read_json
 
@@ -331,17 +332,12 @@ class Aligner:
         if columns is not None:
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            found = np.fromiter(
-                (
-                    self._prefix_types.get(
-                        key_parts((f.subject if subject else f.object_entity).key)[1], UNTYPED
-                    )
-                    for f in facts
-                ),
-                np.int64,
-                len(first),
-            )[inverse]
+
+            def prefix_type(f: Any) -> int:
+                end = f.subject if subject else f.object_entity
+                return self._prefix_types.get(key_parts(end.key)[1], UNTYPED)
+
+            found = values_of(columns.rows, rows[first], prefix_type)[inverse]
             bare = columns.subject_bare if subject else columns.object_bare
             return found, bare[rows]
         strings = table.strings
@@ -396,13 +392,11 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            keys = np.fromiter(
-                (hash(" ".join((f.subject if subject else f.object_entity).key.split()))
-                 for f in facts),
-                np.int64,
-                len(first),
-            )[inverse]  # fmt: skip
+
+            def written(f: Any, subject: bool = subject) -> int:
+                return hash(" ".join((f.subject if subject else f.object_entity).key.split()))
+
+            keys = values_of(columns.rows, rows[first], written)[inverse]
             (s_name if subject else o_name)[rows] = keys
         return replace(table, subject_name=s_name, object_name=o_name)
 
@@ -623,32 +617,28 @@ class Aligner:
     # --- labels and aliases ----------------------------------------------------------------------
 
     @cached_property
-    def _gold_names(self) -> tuple[np.ndarray, dict[int, int]]:
+    def _gold_names(self) -> tuple[np.ndarray, _Spelled]:
         """The gold's entity names (sorted), and each label's or alias's folded hash → the name
-        of the one gold entity going by it."""
+        of the one gold entity going by it (a hash two entities go by names none), as sorted
+        arrays: ~16 bytes a spelling, where a dict of Python ints took ~120."""
         g = self._gold
         k = self.gold_keys
         nodes = distinct(np.concatenate([k.subject_name, k.object_name[~k.literal]]))
-        alt: dict[int, int] = {}
-        clash: set[int] = set()
+        spelled, named = array("q"), array("q")
         for subject in (True, False):
             rows = np.arange(len(k)) if subject else np.flatnonzero(~k.literal)
             if not len(rows):
                 continue
             names = (g.subject_names if subject else g.object_names)[rows]
             _, first = np.unique(names, return_index=True)
-            picked = rows[first]
+            picked = np.sort(rows[first])  # in row order: each block of the rows read once
             facts = fetch_each(g.rows, picked)
             node = (k.subject_name if subject else k.object_name)[picked].tolist()
             for f, n in zip(facts, node, strict=True):
-                e = f.subject if subject else f.object_entity
-                for spelling in _spellings(e):
-                    h = hash(fold(spelling))
-                    if alt.setdefault(h, n) != n:
-                        clash.add(h)
-        for h in clash:
-            del alt[h]
-        return nodes, alt
+                for spelling in _spellings(f.subject if subject else f.object_entity):
+                    spelled.append(hash(fold(spelling)))
+                    named.append(n)
+        return nodes, _Spelled.of(np.frombuffer(spelled, np.int64), np.frombuffer(named, np.int64))
 
     def _labelled(self, table: KeyTable, columns: FactColumns | None) -> KeyTable:
         """When most predicted entity names are no gold entity's, each predicted end whose name
@@ -656,17 +646,14 @@ class Aligner:
         alias too)."""
         if columns is None or not len(table) or not len(self.gold_keys):
             return table
-        mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
-        g = self.gold_keys
-        nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
-        if 2 * int(np.count_nonzero(member(mine, nodes))) >= len(mine):
+        if not self._strangers(table):
             return table
         gold_nodes, alt = self._gold_names
-        gold_set = set(gold_nodes.tolist())
-        s_name, o_name = table.subject_name.copy(), table.object_name.copy()
+        # each end's names are copied only when a label renames one of them
+        names_of = {True: table.subject_name, False: table.object_name}
         changed = False
         for subject in (True, False):
-            column = s_name if subject else o_name
+            column = names_of[subject]
             ask = ~member(column, gold_nodes, ready=True)
             if not subject:
                 ask &= ~table.literal
@@ -675,17 +662,27 @@ class Aligner:
                 continue
             names = (columns.subject_names if subject else columns.object_names)[rows]
             _, first, inverse = np.unique(names, return_index=True, return_inverse=True)
-            facts = fetch_each(columns.rows, rows[first])
-            found = np.fromiter(
-                (_named(f.subject if subject else f.object_entity, gold_set, alt) for f in facts),
-                np.int64,
-                len(first),
-            )[inverse]
+
+            def named(f: Any, subject: bool = subject) -> int:
+                return _named(f.subject if subject else f.object_entity, gold_nodes, alt)
+
+            found = values_of(columns.rows, rows[first], named)[inverse]
             take = found != 0
             if take.any():
                 changed = True
+                column = names_of[subject] = column.copy()
                 column[rows[take]] = found[take]
-        return replace(table, subject_name=s_name, object_name=o_name) if changed else table
+        if not changed:
+            return table
+        return replace(table, subject_name=names_of[True], object_name=names_of[False])
+
+    def _strangers(self, table: KeyTable) -> bool:
+        """Whether most of ``table``'s distinct entity names are no gold entity's (the sorted
+        names of both sides are dropped before any label is read)."""
+        mine = distinct(np.concatenate([table.subject_name, table.object_name[~table.literal]]))
+        g = self.gold_keys
+        nodes = distinct(np.concatenate([g.subject_name, g.object_name[~g.literal]]))
+        return 2 * int(np.count_nonzero(member(mine, nodes))) < len(mine)
 
 
 def _key_of(encoded: str, subject: bool) -> str:
@@ -700,13 +697,46 @@ def _spellings(entity: Any) -> list[str]:
     return out + [a for a in getattr(entity, "aliases", ()) if a]
 
 
-def _named(entity: Any, gold: set[int], alt: dict[int, int]) -> int:
+@dataclass(frozen=True)
+class _Spelled:
+    """Folded spellings' hashes (sorted) and the one gold entity name each goes by."""
+
+    hashes: np.ndarray
+    names: np.ndarray
+
+    @classmethod
+    def of(cls, hashes: np.ndarray, names: np.ndarray) -> _Spelled:
+        """From (spelling, name) pairs, repeats allowed: a spelling going by two names is
+        dropped (it names no one entity)."""
+        if not len(hashes):
+            return cls(hashes, names)
+        order = np.argsort(hashes, kind="stable")
+        h, n = hashes[order], names[order]
+        starts = first_of_each(h)
+        one = np.minimum.reduceat(n, starts) == np.maximum.reduceat(n, starts)
+        return cls(h[starts[one]], n[starts[one]])
+
+    def get(self, h: int) -> int | None:
+        """The name ``h`` goes by, or None."""
+        return _at(self.hashes, h, self.names)
+
+
+def _at(keys: np.ndarray, h: int, values: np.ndarray | None = None) -> int | None:
+    """``h`` (or its value) if the sorted ``keys`` hold it, else None."""
+    i = int(np.searchsorted(keys, h))
+    if i < len(keys) and keys[i] == h:
+        return h if values is None else int(values[i])
+    return None
+
+
+def _named(entity: Any, gold: np.ndarray, alt: _Spelled) -> int:
     """The gold entity name a predicted entity goes by, by its identity name, label or an alias
-    (0: none). A prefix that is not its own type stays: ``p:max`` is not ``max``."""
+    (0: none): one of the sorted ``gold`` names, or the name a spelling goes by. A prefix that
+    is not its own type stays: ``p:max`` is not ``max``."""
     for h in (node_of(entity.key, entity.type), *(hash(fold(s)) for s in _spellings(entity))):
-        if h in gold:
-            return h
-        found = alt.get(h)
+        found = _at(gold, h)
+        if found is None:
+            found = alt.get(h)
         if found is not None:
             return found
     return 0

@@ -97,6 +97,8 @@ def finish_pending(path: str | os.PathLike[str]) -> None:
     Every staged file was whole and synced before the intent files were made, so the renames
     are completed (never undone); a staged file already gone was renamed. No intent: nothing.
     """
+    if not Path(path).name:  # "/" or ".": a folder, no group's file (the reader refuses it)
+        return
     intent = _intent(Path(path))
     pairs = _read_intent(intent)
     if not pairs:

@@ -31,6 +31,7 @@ __all__ = [
     "KeyTable",
     "effective_types",
     "hashes_of",
+    "same_values",
 ]
 
 SEP = "\x1f"
@@ -230,6 +231,25 @@ class KeyTable:
                 table.__dict__[name] = np.concatenate([t.__dict__[name] for t in tables])
         return table
 
+    def lean_on(self, whole: KeyTable, start: int) -> None:
+        """Read this table's arrays (and the groups worked out) from ``whole``'s rows from
+        ``start`` on, which hold the same values: the copies this table held are freed unless
+        something else holds them (a side's rows and both sides' rows are never held twice)."""
+        stop = start + len(self)
+        for name in _ARRAYS:
+            setattr(self, name, getattr(whole, name)[start:stop])
+        for name in _DERIVED:
+            if name in whole.__dict__:
+                self.__dict__[name] = whole.__dict__[name][start:stop]
+
+    def share_equal(self, other: KeyTable) -> None:
+        """Read each array holding the same values as ``other``'s from ``other`` (an aligned
+        table: most of its columns are this one's, as copies), so one copy is held."""
+        for name in _ARRAYS:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if mine is not theirs and same_values(mine, theirs):
+                setattr(self, name, theirs)
+
     def take(self, rows: np.ndarray) -> KeyTable:
         """The rows ``rows``."""
         strings = None if self.strings is None else [self.strings[i] for i in rows.tolist()]
@@ -245,6 +265,11 @@ class KeyTable:
         distinct = np.unique(self.predicate)  # few: looking rows up beats sorting them
         ids = search(distinct, self.predicate)
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
+
+
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays hold the same values, of the same type."""
+    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
 
 
 _DERIVED = ("subject", "object", "key")

@@ -186,6 +186,8 @@ def match_keys(
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
     g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
+    g_table.lean_on(rows, 0)  # the sides read their rows from here: held once, not twice
+    p_table.lean_on(rows, ng)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
 
     g_status = np.full(ng, MISSING, dtype=np.int8)

@@ -108,18 +108,14 @@ class PartNames:
     types: dict[int, str] = field(default_factory=dict)
     more: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
-    @classmethod
-    def join(cls, parts: Sequence[PartNames]) -> PartNames:
-        """The names of ``parts`` of one file, in order (a predicate's first spelling wins)."""
-        out = cls()
-        for part in parts:
-            out.docs.update(part.docs)
-            out.types.update(part.types)
-            for h, name in part.predicates.items():
-                out.predicates.setdefault(h, name)
-            out.more.update((out.rows + j, docs) for j, docs in part.more.items())
-            out.rows += part.rows
-        return out
+    def add(self, part: PartNames) -> None:
+        """Join the names of the next part of the file (a predicate's first spelling wins)."""
+        self.docs.update(part.docs)
+        self.types.update(part.types)
+        for h, name in part.predicates.items():
+            self.predicates.setdefault(h, name)
+        self.more.update((self.rows + j, docs) for j, docs in part.more.items())
+        self.rows += part.rows
 
 
 class Part:
@@ -213,18 +209,18 @@ class SharedParts:
         }
         return Part(arrays, PartNames())
 
-    def gather(self, names: Sequence[PartNames]) -> dict[str, np.ndarray]:
-        """Each field's rows of every part (``names`` says how many each wrote), in order, in
+    def gather(self, rows: Sequence[int]) -> dict[str, np.ndarray]:
+        """Each field's rows of every part (``rows`` says how many each wrote), in order, in
         this process's own arrays; each part's region is given back once its field is copied."""
-        total = sum(n.rows for n in names)
+        total = sum(rows)
         out: dict[str, np.ndarray] = {}
         for f, (name, dtype) in enumerate(self.wanted):
             joined = np.empty(total, dtype)
             at = 0
-            for k, part in enumerate(names):
+            for k, n in enumerate(rows):
                 start, length = self._regions[k][f]
-                joined[at : at + part.rows] = np.frombuffer(self.maps[k], dtype, part.rows, start)
-                at += part.rows
+                joined[at : at + n] = np.frombuffer(self.maps[k], dtype, n, start)
+                at += n
                 _give_back(self.maps[k], start, length)
             out[name] = joined
         return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,6 +30,7 @@ __all__ = [
     "cut_lines",
     "fetch_each",
     "py_cut_lines",
+    "values_of",
 ]
 
 _WINDOW = 1 << 20
@@ -70,6 +71,20 @@ def fetch_each(source: RowSource, rows: Sequence[int] | np.ndarray) -> Iterator[
         yield from source.fetch(wanted[start : start + FETCH_BLOCK].tolist())
 
 
+def values_of(
+    source: RowSource, rows: Sequence[int] | np.ndarray, value: Callable[[Any], int]
+) -> np.ndarray:
+    """``value(fact)`` for the fact of each of ``rows``, as int64 in the order of ``rows``. The
+    rows are read in row order (:func:`fetch_each`), so a source kept in blocks (a file, packed
+    JSON) reads each block once however the rows were ordered."""
+    wanted = np.asarray(rows, dtype=np.int64)
+    order = np.argsort(wanted, kind="stable")
+    found = np.fromiter(map(value, fetch_each(source, wanted[order])), np.int64, len(wanted))
+    out = np.empty_like(found)
+    out[order] = found
+    return out
+
+
 class ModelRows:
     """Rows the caller holds as Facts."""
 
@@ -95,7 +110,6 @@ class FileRows:
         self.offsets = offsets
         self.gold = gold
         self._decode = msgspec.json.Decoder(RereadGold if gold else Reread).decode_lines
-        self._stops: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -117,7 +131,7 @@ class FileRows:
         if np.any(starts[1:] < starts[:-1]):
             order = np.argsort(starts, kind="stable")
             starts = starts[order]
-        stops = self._ends()[wanted if order is None else wanted[order]]
+        stops = self._ends(wanted if order is None else wanted[order])
         decoded: list[Any] = []
         fd = os.open(self.path, os.O_RDONLY)
         try:
@@ -143,12 +157,15 @@ class FileRows:
         back[order] = np.arange(len(order))
         return list(map(decoded.__getitem__, back.tolist()))
 
-    def _ends(self) -> np.ndarray:
-        """Where each row's bytes end: the next row's offset, the file's end for the last."""
-        if self._stops is None:
-            size = os.stat(self.path).st_size
-            self._stops = np.append(self.offsets[1:], size).astype(np.int64)
-        return self._stops
+    def _ends(self, rows: np.ndarray) -> np.ndarray:
+        """Where each of ``rows``' bytes end: the next row's offset, the file's end for the
+        last (worked out for the rows asked: a column of them would be a side's worth)."""
+        after = rows + 1
+        last = after >= len(self.offsets)
+        ends = self.offsets[np.where(last, 0, after)]
+        if last.any():
+            ends[last] = os.stat(self.path).st_size
+        return ends
 
     @classmethod
     def concat(cls, parts: Sequence[FileRows]) -> FileRows:

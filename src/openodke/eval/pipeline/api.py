@@ -182,14 +182,10 @@ def pipeline_run(
         raise InputError("score against --labels with --documents, or a --bench set")
     else:
         # --validator, --adjudicate and --lenient read the facts themselves: no column path
-        # Fact rows, triples rows and adapters' output go straight to the engine's columns
+        # Fact rows, triples rows, adapters' output and a --run function's items go straight
+        # to the engine's columns
         columns = (
-            (
-                predictions is not None
-                or cmd is not None
-                or adapter.strip().casefold() == "triples"  # --run: its rows, Facts or dicts
-            )
-            and not extras.active
+            not extras.active
             and train_facts is None  # refused below: it is for a Re-DocRED --bench set
             and not is_triples_file(labels)  # gold as triples rows: read as predictions are
         )
@@ -224,6 +220,7 @@ def pipeline_run(
                 run,
                 labels,
                 inputs,
+                adapter=adapter,
                 timeout=timeout,
                 run_inputs={"run": _run_label(run)},
                 diagnosis=diagnosis,

@@ -27,7 +27,7 @@ from openodke.eval.pipeline.collect import as_rows
 from openodke.protocols import bind_stage, call_stage, exited, load_stage
 from openodke.types import Document, Fact
 
-__all__ = ["RUN_CONTRACT", "run_callable", "run_each", "streamed_call"]
+__all__ = ["RUN_CONTRACT", "iter_each", "run_callable", "run_each", "streamed_call"]
 
 RUN_CONTRACT = (
     "eval pipeline --run calls a function once with the list of Documents, or a class with "
@@ -79,7 +79,7 @@ def streamed_call(
 ) -> Iterator[Iterator[Any]]:
     """:func:`run_callable` with the ``triples`` adapter, its items given as they come: a
     function's returned list or generator is read one item at a time (not listed), an
-    Extractor's items as :func:`run_each` lists them. The items are as returned (for
+    Extractor's a document at a time (:func:`iter_each`). The items are as returned (for
     :func:`~openodke.eval.pipeline.collect.iter_rows`); ``timeout`` covers the whole block.
 
     Raises:
@@ -95,7 +95,7 @@ def streamed_call(
 
 def _lazily(stage: object, docs: list[Document]) -> Iterator[Any]:
     if callable(getattr(stage, "extract", None)) and not callable(getattr(stage, "run", None)):
-        return iter(run_each(stage, docs))
+        return iter_each(stage, docs)
     function = bind_stage(stage, "run")
     name = getattr(function, "__qualname__", type(function).__name__)
     where = f"{len(docs)} document{'' if len(docs) == 1 else 's'}"
@@ -146,16 +146,25 @@ def _call(stage: object, docs: list[Document]) -> list[Any]:
 def run_each(stage: object, documents: Sequence[Document]) -> list[Any]:
     """Call an Extractor's ``extract`` (or a plain function) once per Document: what it returns,
     each item citing its document unless it cites one (``odke eval extract --run``)."""
+    return list(iter_each(stage, documents))
+
+
+def iter_each(stage: object, documents: Sequence[Document]) -> Iterator[Any]:
+    """:func:`run_each` one document at a time: each document's items are given before the next
+    document's call (``--run`` reads them into columns as they come)."""
     extract = bind_stage(stage, "extract")
     name = getattr(extract, "__qualname__", type(stage).__name__)
-    items: list[Any] = []
+    return _per_document(extract, name, documents)
+
+
+def _per_document(extract: Any, name: str, documents: Sequence[Document]) -> Iterator[Any]:
     for doc in documents:
         try:
             returned = call_stage(extract, doc, where=f"document {doc.id}")
         except PipelineError as error:
             raise _with_contract(error) from error.__cause__
-        items.extend(_cite(item, doc.id) for item in _listed(returned, name, doc.id))
-    return items
+        for item in _listed(returned, name, doc.id):
+            yield _cite(item, doc.id)
 
 
 def _with_contract(error: PipelineError) -> PipelineError:

@@ -5,8 +5,10 @@ iter_predictions`), each matched to its document (:class:`~openodke.interop.matc
 and made a Fact (:func:`~openodke.interop.to_fact`), exactly as :func:`~openodke.eval.pipeline.
 collect` does; every :data:`BLOCK` Facts are hashed into :class:`~openodke.eval.engine.columns.
 FactColumns` (with their fact checks) and dropped. What stays is the columns and each matched
-row's line offset (:class:`FileTriples`; an adapter's rows packed as JSON, :class:`PackedRows`), from which the few rows the diagnosis reads in words
-are made again. So memory follows the columns, not a Fact per row (bench/predictions_memory.py).
+row's line offset (:class:`FileTriples`), or, for an adapter's rows and a ``--run`` function's
+items, what the diagnosis reads of each Fact packed as JSON (:class:`PackedFacts`), from which
+the few rows it reads in words are made again. So memory follows the columns, not a Fact per
+row (bench/predictions_memory.py).
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, cited_column
 from openodke.eval.engine.rows import ModelRows, RowSource
+from openodke.eval.engine.structs import Reread
 from openodke.eval.pipeline.callable import streamed_call
 from openodke.eval.pipeline.collect import check_last_line, iter_rows
 from openodke.eval.pipeline.evaluate import (
@@ -42,7 +46,7 @@ from openodke.interop import (
     is_fact_rows,
     to_fact,
 )
-from openodke.interop.adapters import GraphragNotes, iter_predictions
+from openodke.interop.adapters import GraphragNotes, iter_objects, iter_predictions
 from openodke.interop.match import RowMatcher
 from openodke.interop.triples import iter_triples_at, triples_at
 from openodke.ontology import Ontology
@@ -52,7 +56,6 @@ __all__ = [
     "BLOCK",
     "FileTriples",
     "PackedFacts",
-    "PackedRows",
     "Streamed",
     "score_predictions",
     "score_run",
@@ -65,29 +68,41 @@ BLOCK = 1024
 
 _PENDING = ModelRows(())  # a block's rows before the whole stream's are known
 _NOT_JSONL = frozenset({"graphrag"})
-_PACK = 1 << 16  # bytes of rows' JSON compressed together
+_PACK = 1 << 16  # bytes of Facts' JSON compressed together
+# What the diagnosis reads of a Fact (engine.structs.Reread's fields), and its decoder
+_END = {"key", "type", "label", "aliases"}
+_REREAD: dict[str, Any] = {
+    "subject": _END,
+    "predicate": True,
+    "object_entity": _END,
+    "object_value": True,
+    "polarity": True,
+    "qualifiers": True,
+    "identity_keys": True,
+    "verdict": True,
+}
+_DECODE = msgspec.json.Decoder(Reread).decode_lines
 
 
-class PackedRows:
-    """Matched rows kept as their JSON, compressed a block at a time, made into Facts again when
-    fetched (the same document, the same ontology, so the same Fact but for a fresh ``id`` when
-    the row set none). An adapter's rows: they have no line of their own to read again. Rows of
-    one output look alike, so a block of their JSON compresses to a fraction of the file."""
+class PackedFacts:
+    """Facts kept as what the diagnosis reads of them (the fields of :class:`~openodke.eval.
+    engine.structs.Reread`, as JSON), compressed a block at a time and decoded again by msgspec
+    when fetched: the rows of an adapter or of a ``--run`` function, which have no line of their
+    own to read again. Facts of one output look alike, so a block of their JSON compresses to a
+    fraction of the file, and reading one again costs a decode, not a row made into a Fact."""
 
-    def __init__(self, index: DocumentIndex, ontology: Ontology | None) -> None:
-        self.index = index
-        self.ontology = ontology
-        self._blocks: list[bytes] = []  # zlib of rows' JSON, one row a line
+    def __init__(self) -> None:
+        self._blocks: list[bytes] = []  # zlib of Facts' JSON, one a line
         self._firsts = array("q")  # each block's first row
         self._open = bytearray()  # the block being filled
         self._rows = 0
 
-    def add(self, row: TripleRow | Fact, offset: int) -> None:
-        """Keep ``row`` (a TripleRow: only the fields it set)."""
+    def add(self, fact: Fact, offset: int = 0) -> None:
+        """Keep what the diagnosis reads of ``fact``."""
         if not self._open:
             self._firsts.append(self._rows)
-        # JSON escapes a line end inside a string: one row is one line
-        self._open += self._dump(row) + b"\n"
+        # JSON escapes a line end inside a string: one fact is one line
+        self._open += fact.model_dump_json(include=_REREAD).encode("utf-8") + b"\n"
         self._rows += 1
         if len(self._open) >= _PACK:
             self._close()
@@ -100,45 +115,25 @@ class PackedRows:
         return self._rows
 
     def fetch(self, rows: Sequence[int]) -> list[Any]:
-        """The Facts of ``rows``, in that order: read in row order, one block open at a time."""
+        """The facts of ``rows`` (:class:`~openodke.eval.engine.structs.Reread`), in that
+        order: read in row order, one block decoded at a time."""
         if self._open:
             self._close()
         out: list[Any] = [None] * len(rows)
-        firsts, opened, lines = self._firsts, -1, [b""]
+        firsts, opened, decoded = self._firsts, -1, []
         for k, i in sorted(enumerate(rows), key=lambda pair: pair[1]):
             block = bisect_right(firsts, i) - 1
             if block != opened:
-                opened, lines = block, zlib.decompress(self._blocks[block]).split(b"\n")
-            out[k] = self._decode(lines[i - firsts[block]])
+                opened = block
+                decoded = _DECODE(zlib.decompress(self._blocks[block]))
+            out[k] = decoded[i - firsts[block]]
         return out
-
-    def _dump(self, row: Any) -> bytes:
-        """A row's JSON (only the fields it set)."""
-        return row.model_dump_json(exclude_unset=True).encode("utf-8")
-
-    def _decode(self, line: bytes) -> Any:
-        """The Fact of a row's JSON."""
-        return self._fact(TripleRow.model_validate_json(line))
-
-    def _fact(self, row: TripleRow) -> Fact:
-        return to_fact(row, self.index.get(row.doc), self.ontology)
-
-
-class PackedFacts(PackedRows):
-    """Facts a ``--run`` function returned, kept as their JSON (every field: the same ``id``),
-    compressed a block at a time, made again when fetched."""
-
-    def _dump(self, row: Any) -> bytes:
-        return row.model_dump_json().encode("utf-8")
-
-    def _decode(self, line: bytes) -> Any:
-        return Fact.model_validate_json(line)
 
 
 class _Joined:
     """Two row sources as one: ``first``'s rows, then ``second``'s."""
 
-    def __init__(self, first: PackedRows, second: PackedRows) -> None:
+    def __init__(self, first: PackedFacts, second: PackedFacts) -> None:
         self.first, self.second = first, second
 
     def __len__(self) -> int:
@@ -157,17 +152,19 @@ class _Joined:
         return out
 
 
-class FileTriples(PackedRows):
+class FileTriples:
     """Matched triples rows kept as the offsets of their lines (8 bytes a row), read again
-    from the file when fetched."""
+    from the file and made into Facts when fetched (the same document, the same ontology, so the
+    same Fact but for a fresh ``id`` when the row set none)."""
 
     def __init__(self, path: Path, index: DocumentIndex, ontology: Ontology | None) -> None:
-        super().__init__(index, ontology)
         self.path = path
+        self.index = index
+        self.ontology = ontology
         self._offsets = array("q")
 
-    def add(self, row: TripleRow | Fact, offset: int) -> None:
-        """Keep where ``row``'s line starts."""
+    def add(self, fact: Fact, offset: int = 0) -> None:
+        """Keep where the line of ``fact``'s row starts."""
         self._offsets.append(offset)
 
     def __len__(self) -> int:
@@ -175,8 +172,11 @@ class FileTriples(PackedRows):
 
     def fetch(self, rows: Sequence[int]) -> list[Any]:
         """The Facts of ``rows``, read again from their lines."""
-        offsets = self._offsets
-        return [self._fact(row) for row in triples_at(self.path, (offsets[i] for i in rows))]
+        offsets, index, ontology = self._offsets, self.index, self.ontology
+        return [
+            to_fact(row, index.get(row.doc), ontology)
+            for row in triples_at(self.path, (offsets[i] for i in rows))
+        ]
 
 
 @dataclass
@@ -204,48 +204,87 @@ def stream_columns(
     rows, matches, notes and errors (a half-written last line, a bad row at ``path:line``),
     without holding a Fact per row. With ``checks``, each row's fact-check flags too."""
     source = Path(path)
-    if adapter.strip().casefold() not in _NOT_JSONL:
+    name = adapter.strip().casefold()
+    if name not in _NOT_JSONL:
         check_last_line(source, from_command=from_command)  # before any row: as collect does
     index = DocumentIndex(documents, names=names)
-    matcher = RowMatcher(index)
-    triples = adapter.strip().casefold() == "triples"
-    kept = FileTriples(source, index, ontology) if triples else PackedRows(index, ontology)
-    kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
-    shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
-    parts: list[FactColumns] = []
-    block: list[Fact] = []
-    read = 0
+    triples = name == "triples"
     rows: Iterator[tuple[int, TripleRow]] = (
         iter_triples_at(source)
         if triples
         else ((0, row) for row in iter_predictions(source, adapter, index))
     )
     # GraphRAG's note counts its descriptions as they go by
-    graphrag = GraphragNotes(ontology) if adapter.strip().casefold() == "graphrag" else None
-    for offset, row in rows:
-        read += 1
-        if graphrag is not None:
-            graphrag.add(row.predicate)
-        doc = matcher.document(row)
+    graphrag = GraphragNotes(ontology) if name == "graphrag" else None
+    reader = _Reader(index, ontology, checks, graphrag)
+    kept = FileTriples(source, index, ontology) if triples else PackedFacts()
+    reader.rows(rows, kept)
+    return reader.streamed([], kept, graphrag.notes() if graphrag is not None else [])
+
+
+class _Reader:
+    """Rows and Facts made into columns :data:`BLOCK` at a time, with collect's counts: the
+    rows matched to their documents (each made a Fact), the Facts as they are."""
+
+    def __init__(
+        self,
+        index: DocumentIndex,
+        ontology: Ontology | None,
+        checks: FactChecks | None,
+        graphrag: GraphragNotes | None = None,
+    ) -> None:
+        self.index, self.ontology, self.checks, self.graphrag = index, ontology, checks, graphrag
+        self.matcher = RowMatcher(index)
+        self.kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
+        self.shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
+        self.read = 0
+
+    def row(self, row: TripleRow) -> Fact | None:
+        """The Fact of a row matched to its document (None: it names none, and is dropped)."""
+        self.read += 1
+        if self.graphrag is not None:
+            self.graphrag.add(row.predicate)
+        doc = self.matcher.document(row)
         if doc is None:
-            continue
-        kinds[evidence_kind(row, doc)] += 1
-        kept.add(row, offset)
-        block.append(to_fact(row, doc, ontology))
-        if len(block) == BLOCK:
-            parts.append(_columns(block, shared, checks))
-            block = []
-    if block or not parts:
-        parts.append(_columns(block, shared, checks))
-    matched = matcher.result([])
-    columns = FactColumns.concat(parts, kept)
-    return Streamed(
-        columns=columns,
-        rows_read=read,
-        dropped=matched.dropped,
-        notes=[*matched.notes, *(graphrag.notes() if graphrag is not None else [])],
-        evidence_kinds=kinds,
-    )
+            return None
+        self.kinds[evidence_kind(row, doc)] += 1
+        return to_fact(row, doc, self.ontology)
+
+    def rows(self, rows: Iterable[tuple[int, TripleRow]], kept: FileTriples | PackedFacts) -> None:
+        """Each of ``rows`` (with its line's offset) made a Fact, kept and hashed a block at a
+        time."""
+        parts: list[FactColumns] = []
+        block: list[Fact] = []
+        for offset, row in rows:
+            fact = self.row(row)
+            if fact is None:
+                continue
+            kept.add(fact, offset)
+            block.append(fact)
+            if len(block) == BLOCK:
+                parts.append(self.columns(block))
+                block = []
+        if block:
+            parts.append(self.columns(block))
+        self.row_parts = parts
+
+    def columns(self, facts: list[Fact]) -> FactColumns:
+        """One block's columns."""
+        return _columns(facts, self.shared, self.checks)
+
+    def streamed(
+        self, fact_parts: list[FactColumns], kept: RowSource, notes: list[str]
+    ) -> Streamed:
+        """The columns of the Facts, then the rows', read again from ``kept``."""
+        parts = [*fact_parts, *self.row_parts] or [self.columns([])]
+        matched = self.matcher.result([])
+        return Streamed(
+            columns=FactColumns.concat(parts, kept),
+            rows_read=self.read,
+            dropped=matched.dropped,
+            notes=[*matched.notes, *notes],
+            evidence_kinds=self.kinds,
+        )
 
 
 def stream_items(
@@ -254,52 +293,42 @@ def stream_items(
     *,
     ontology: Ontology | None = None,
     checks: FactChecks | None = None,
+    adapter: str = "triples",
 ) -> Streamed:
-    """What a ``--run`` function returned (triples row dicts, TripleRows, Facts or Fact dicts,
-    in any mix), read into columns as ``items`` yields them: :func:`~openodke.eval.pipeline.
-    collect`'s Facts in its order (the Fact items, then a Fact per matched row), notes and
-    errors, converted and hashed :data:`BLOCK` items at a time, without a Fact per item held."""
+    """What a ``--run`` function returned, read into columns as ``items`` yields them:
+    :func:`~openodke.eval.pipeline.collect`'s Facts in its order, notes and errors, converted
+    and hashed :data:`BLOCK` items at a time, without a Fact per item held. With the
+    ``triples`` adapter the items are triples row dicts, TripleRows, Facts or Fact dicts in any
+    mix (collect puts the Facts first, then a Fact per matched row); with ``langchain`` or
+    ``langextract``, that library's objects or their dumps, read by the adapter one at a time."""
     index = DocumentIndex(documents)
-    matcher = RowMatcher(index)
-    given, kept = PackedFacts(index, ontology), PackedRows(index, ontology)
-    kinds = dict.fromkeys(EVIDENCE_KINDS, 0)
-    shared: tuple[dict[int, str], dict[int, str], dict[int, str]] = ({}, {}, {})
+    reader = _Reader(index, ontology, checks)
+    given, kept = PackedFacts(), PackedFacts()
     fact_parts: list[FactColumns] = []
-    row_parts: list[FactColumns] = []
+    if adapter.strip().casefold() != "triples":
+        objects = iter_objects(items, adapter, index)
+        reader.rows(((0, row) for row in objects), kept)
+        return reader.streamed([], kept, [])
     facts: list[Fact] = []
-    block: list[Fact] = []
-    read = 0
-    for item in iter_rows(items, where="returned rows"):
-        read += 1
-        if isinstance(item, Fact):
-            given.add(item, 0)
+
+    def matched() -> Iterator[tuple[int, TripleRow]]:
+        nonlocal facts
+        for item in iter_rows(items, where="returned rows"):
+            if not isinstance(item, Fact):
+                yield 0, item
+                continue
+            reader.read += 1
+            given.add(item)
             facts.append(item)
             if len(facts) == BLOCK:
-                fact_parts.append(_columns(facts, shared, checks))
+                fact_parts.append(reader.columns(facts))
                 facts = []
-            continue
-        doc = matcher.document(item)
-        if doc is None:
-            continue
-        kinds[evidence_kind(item, doc)] += 1
-        kept.add(item, 0)
-        block.append(to_fact(item, doc, ontology))
-        if len(block) == BLOCK:
-            row_parts.append(_columns(block, shared, checks))
-            block = []
+
+    reader.rows(matched(), kept)
     if facts:
-        fact_parts.append(_columns(facts, shared, checks))
-    if block or not (fact_parts or row_parts):
-        row_parts.append(_columns(block, shared, checks))
-    matched = matcher.result([])
+        fact_parts.append(reader.columns(facts))
     source: RowSource = _Joined(given, kept) if len(given) else kept
-    return Streamed(
-        columns=FactColumns.concat([*fact_parts, *row_parts], source),
-        rows_read=read,
-        dropped=matched.dropped,
-        notes=list(matched.notes),
-        evidence_kinds=kinds,
-    )
+    return reader.streamed(fact_parts, source, [])
 
 
 def score_run(
@@ -307,18 +336,19 @@ def score_run(
     labels: Path,
     inputs: PipelineInputs,
     *,
+    adapter: str = "triples",
     timeout: float | None = None,
     run_inputs: dict[str, str] | None = None,
     diagnosis: DiagnosisOptions | None = None,
 ) -> PipelineResult:
-    """Score a ``--run`` function's items (the ``triples`` adapter) against labels, read
-    straight into columns as it returns or yields them (:func:`stream_items`); ``timeout``
-    covers the call and the reading of its items. ``inputs`` as :func:`score_predictions`."""
+    """Score a ``--run`` function's items against labels, read straight into columns as it
+    returns or yields them (:func:`stream_items`); ``timeout`` covers the call and the reading
+    of its items. ``inputs`` as :func:`score_predictions`."""
 
     def read(checks: FactChecks) -> tuple[FactColumns, list[str]]:
         with streamed_call(run, inputs.documents, timeout=timeout) as items:
             streamed = stream_items(
-                items, inputs.documents, ontology=inputs.ontology, checks=checks
+                items, inputs.documents, ontology=inputs.ontology, checks=checks, adapter=adapter
             )
         return streamed.columns, streamed.notes
 

@@ -99,6 +99,8 @@ def write_tables(
 
     tables = report_tables(report)
     out = Path(folder)
+    if out.exists() and not out.is_dir():  # before any table is written
+        raise InputError("is a file, not a folder: the tables go in a folder", path=str(out))
     if fmt == "parquet":
         try:
             import pyarrow as pa
@@ -132,8 +134,11 @@ def _write_bytes(path: Path, data: bytes) -> None:
     import os
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:  # a file where a folder goes, no permission: as csv says it
+        raise InputError(f"cannot write here: {error.strerror}", path=str(path)) from None
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

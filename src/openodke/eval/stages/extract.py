@@ -288,10 +288,12 @@ def score_keys(
     any type, declared types must agree; :mod:`~openodke.eval.engine.identity`).
     """
     aligner = Aligner(gold, identity or Identity(), documents, predicted)
+    given = gold
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
+    _held_once(((given, gold), (raw, predicted)))  # before labels are read: the peak of a score
     status = matching.pred_status
     scored = int(np.count_nonzero((status != DUPLICATE) & (status != UNSCORED)))
     if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
@@ -300,7 +302,17 @@ def score_keys(
         if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
+            _held_once(((given, gold), (raw, predicted)))
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
+
+
+def _held_once(sides: Iterable[tuple[FactColumns, FactColumns]]) -> None:
+    """Each side as given reads the arrays holding the same values as its aligned keys' from
+    them (the aligner keeps the gold as given), and so do the aligned columns' nodes: one copy
+    of each is held, from the first matching on (so not beside the labels' reading too)."""
+    for side, aligned in sides:
+        side.share_equal(aligned.keys)
+        aligned.share_equal(aligned.keys)
 
 
 def score_facts(

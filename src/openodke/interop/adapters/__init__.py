@@ -42,6 +42,7 @@ __all__ = [
     "adapter_notes",
     "graphrag_notes",
     "iter_graphrag",
+    "iter_objects",
     "iter_predictions",
     "langchain_rows",
     "langextract_rows",
@@ -81,6 +82,12 @@ OBJECT_ADAPTERS: dict[str, ObjectAdapter] = {
     "langextract": langextract_rows,
 }
 """Adapters that also read a ``--run`` function's returned objects (or their dumps)."""
+
+OBJECT_READERS: dict[str, Callable[..., Iterator[TripleRow]]] = {
+    "langchain": iter_langchain_rows,
+    "langextract": iter_langextract_rows,
+}
+""":data:`OBJECT_ADAPTERS` one object at a time."""
 
 
 def _name(adapter: str) -> str:
@@ -149,15 +156,26 @@ def rows_from_objects(
     InputError for an adapter that reads only files (``graphrag``: its output is tables) or
     ``triples`` (its rows are read by ``collect`` itself).
     """
+    return list(iter_objects(items, adapter, documents, where=where))
+
+
+def iter_objects(
+    items: Iterable[Any],
+    adapter: str,
+    documents: Iterable[Document] | DocumentIndex = (),
+    *,
+    where: str = "returned rows",
+) -> Iterator[TripleRow]:
+    """:func:`rows_from_objects` one object at a time, as ``items`` yields them (the adapter is
+    refused before any is read)."""
     name = _name(adapter)
-    reader = OBJECT_ADAPTERS.get(name)
+    reader = OBJECT_READERS.get(name)
     if reader is None:
         raise InputError(
             f"{where}: --adapter {name} reads files, not returned objects: "
             "write the output and pass it with --predictions (or --cmd)"
         )
-    records = [(None, plain(item)) for item in items]
-    return reader(records, documents, path=where)
+    return reader(((None, plain(item)) for item in items), documents, path=where)
 
 
 def adapter_notes(adapter: str, rows: list[TripleRow], ontology: Any = None) -> list[str]:
