@@ -187,7 +187,9 @@ class OntologyData(BaseModel):
     frozen_at: datetime | None = Field(default=None, description="When it was frozen for use.")
     frozen_by: str | None = Field(default=None, description="Who froze it.")
 
-    _index: tuple[object, object, dict[str, str], dict[str, str]] | None = PrivateAttr(default=None)
+    _index: (
+        tuple[object, object, dict[str, str], dict[str, str], dict[str, tuple[str, ...]]] | None
+    ) = PrivateAttr(default=None)
 
     _keyed = field_validator("types", "predicates", mode="before")(_keyed)
 
@@ -236,7 +238,7 @@ class OntologyData(BaseModel):
                     types.setdefault(lookup_form(name), key)
             for key in self.types:
                 types[lookup_form(key)] = key
-            self._index = (self.predicates, self.types, predicates, types)
+            self._index = (self.predicates, self.types, predicates, types, {})
             return predicates, types
         return cached[2], cached[3]
 
@@ -257,6 +259,14 @@ class OntologyData(BaseModel):
 
     def domain_types(self, type_name: str) -> tuple[str, ...]:
         """The type and every ancestor through ``parents``, nearest first; cycles stop."""
+        self._lookups()
+        known = self.__pydantic_private__["_index"][4]  # type: ignore[index]  # kept with the lookups
+        found = known.get(type_name)
+        if found is None:
+            found = known[type_name] = self._ancestors(type_name)
+        return found
+
+    def _ancestors(self, type_name: str) -> tuple[str, ...]:
         start = self.entity_type(type_name)
         first = start.name if start is not None else type_name
         seen: list[str] = [first]
