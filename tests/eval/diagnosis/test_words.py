@@ -136,6 +136,7 @@ def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> Non
     rows = np.arange(len(pairs))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(words, "end_keys", end_keys)
+        patch.setattr(words, "_BLOCK", 2)  # rows read again two at a time: many blocks a side
         found = words.EndWords(((gold, rows, True), (said, rows[::-1].copy(), False)))
     a, b = found.parts
     assert a.tolist() == found.index(gold.subject_names).tolist()

@@ -28,6 +28,9 @@ from openodke.eval.engine.joins import mix, search
 
 __all__ = ["ALIKE", "EndWords", "end_keys", "py_end_keys", "py_within", "within"]
 
+_BLOCK = 65_536
+"""Rows :class:`EndWords` reads again at once: their facts are held until keyed, no more."""
+
 ALIKE = 85.0
 """rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
 
@@ -148,15 +151,28 @@ class EndWords:
         placed = placed[proc]
         new = np.ones(len(placed), dtype=bool)
         new[1:] = placed[1:] != placed[:-1]
-        where = np.cumsum(new) - 1  # each end's fact in ``facts``
-        facts: list[Any] = []
+        where = np.cumsum(new) - 1  # each end's fact, counted over both sides in file order
         read = placed[new]
-        for side, columns in enumerate(sides.values()):
-            rows = read[(read >> 40) == side] & ((1 << 40) - 1)
-            facts.extend(columns.rows.fetch(rows.tolist()))
         subjects = np.array([s for _, _, s in asked], dtype=np.int8)[of_part[proc]]
         count = np.zeros(len(proc), dtype=np.int64)
-        keys, key_hash, shared_bytes = end_keys(facts, where, subjects, _named, name_key, count)
+        keys: list[str] = []
+        key_hashes: list[bytes] = []
+        flags: list[bytes] = []
+        # Facts are read a block at a time and keyed at once: a block's facts, not a side's,
+        # are held (the ends of a block are a run of ``where``, which ascends).
+        for side, columns in enumerate(sides.values()):
+            first, last = np.searchsorted(read >> 40, [side, side + 1])
+            for start in range(int(first), int(last), _BLOCK):
+                stop = min(start + _BLOCK, int(last))
+                facts = columns.rows.fetch((read[start:stop] & ((1 << 40) - 1)).tolist())
+                lo, hi = np.searchsorted(where, [start, stop])
+                got, h, flag = end_keys(
+                    facts, where[lo:hi] - start, subjects[lo:hi], _named, name_key, count[lo:hi]
+                )
+                keys.extend(got)
+                key_hashes.append(h)
+                flags.append(flag)
+        key_hash, shared_bytes = b"".join(key_hashes), b"".join(flags)
         self.keys: list[str] = keys
         self.key_hash = np.frombuffer(key_hash, dtype=np.int64)
         self.count = np.empty(len(proc), dtype=np.int64)
