@@ -13,7 +13,6 @@ import pytest
 from openodke.eval.engine import rows as rows_module
 from openodke.eval.engine.fastload import load_facts, load_gold
 
-
 CUTS = [pytest.param(rows_module.py_cut_lines, id="python")]
 if rows_module.cut_lines is not rows_module.py_cut_lines:
     CUTS.append(pytest.param(rows_module.cut_lines, id="c"))
