@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.run.conftest import PATTERN
+from tests.support.children import reaped, signalled
 from tests.support.llm_server import Answer
 
 ODKE = [sys.executable, "-c", "from openodke.cli import entry; entry()"]
@@ -83,7 +84,7 @@ def test_a_signal_during_hung_calls_exits_at_once_and_the_rerun_asks_only_the_re
     server.fault("hang", match="Bolt Co", times=4, seconds=600)
     (folder / "odke.yaml").write_text(json.dumps(config(server.base_url)))
     command = [*ODKE, "run", "odke.yaml", "--max-workers", "8"]
-    child = subprocess.Popen(
+    started = subprocess.Popen(
         command,
         cwd=folder,
         env=ENV,
@@ -92,18 +93,11 @@ def test_a_signal_during_hung_calls_exits_at_once_and_the_rerun_asks_only_the_re
         text=True,
         preexec_fn=_first_in_line,
     )
-    try:
+    with reaped(started) as child:
         assert wait_for(lambda: len(server.requests) == 8, 60), "the run never asked"
         # the four Acme answers reach the cache (waited for, not slept on: the box may be busy)
         assert wait_for(lambda: cached(folder) == 4, 60), f"{cached(folder)} answers cached"
-        sent = time.monotonic()
-        child.send_signal(sig)
-        _, err = child.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        err, took = signalled(child, sig)
     assert child.returncode == 128 + sig, err
     assert took <= 2.0, f"exited {took:.2f} s after the signal"
     assert "Traceback" not in err and not (folder / "out").exists()

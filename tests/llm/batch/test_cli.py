@@ -17,6 +17,7 @@ from openodke.llm.batch.state import STATE_FILE
 from tests.conftest import ROOT
 from tests.ground.test_cli_ground import ANSWERS, FACTS, ONTOLOGY, TEXTS, VERDICTS, read_facts
 from tests.run.conftest import e2e  # noqa: F401 - a fixture, used by name
+from tests.support.children import reaped, signalled
 
 ODKE = [sys.executable, "-c", "from openodke.cli import entry; entry()"]
 
@@ -274,17 +275,14 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(
 ) -> None:
     server = batch_server("openai", ANSWERS)
     server.batch_fault = "never"
-    child = subprocess.Popen(
-        _command(), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
-    )
-    try:
+    with reaped(
+        subprocess.Popen(
+            _command(), cwd=tmp_path, env=_env(server.base_url), stderr=subprocess.DEVNULL
+        )
+    ) as child:
         assert _wait(_polled(server, 2), 60), "the batch was never polled"
         child.kill()
         child.wait(10)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
     assert (tmp_path / ".odke-cache" / STATE_FILE).exists() and not (tmp_path / "out").exists()
     server.batch_fault = None
     rerun = subprocess.run(
@@ -332,23 +330,17 @@ def test_killed_while_the_create_is_unanswered_then_the_rerun_finds_the_batch(
     submission, its answers used (decision 290). SIGTERM exits at once and says so."""
     server = batch_server(protocol, ANSWERS)
     server.hold_create = True
-    child = subprocess.Popen(
-        _command(protocol),
-        cwd=tmp_path,
-        env=_env(server.base_url),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with reaped(
+        subprocess.Popen(
+            _command(protocol),
+            cwd=tmp_path,
+            env=_env(server.base_url),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    ) as child:
         assert server.created.wait(60), "the create never arrived"
-        sent = time.monotonic()
-        child.send_signal(sig)
-        _, err = child.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        err, took = signalled(child, sig)
     if sig == signal.SIGTERM:
         assert child.returncode == 128 + sig and took <= 2.0, (took, err)
         assert "the create was sent and its answer not heard" in err and "Traceback" not in err
@@ -380,18 +372,11 @@ def test_a_signal_while_polling_exits_at_once_leaving_the_batch_named(
     server = batch_server("openai", ANSWERS)
     server.batch_fault = "never"
     env = {**_env(server.base_url), "ODKE_BATCH_POLL": "5"}  # asleep between polls
-    child = subprocess.Popen(_command(), cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
-    try:
+    started = subprocess.Popen(_command(), cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    with reaped(started) as child:
         assert _wait(_polled(server, 1), 60), "the batch was never polled"
         time.sleep(0.2)
-        sent = time.monotonic()
-        child.send_signal(sig)
-        _, err = child.communicate(timeout=30)
-        took = time.monotonic() - sent
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        err, took = signalled(child, sig)
     assert child.returncode == 128 + sig, err
     assert took <= 2.0, f"exited {took:.2f} s after the signal"
     batch_id = server.submissions[0].id
