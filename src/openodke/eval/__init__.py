@@ -7,8 +7,9 @@ Each name is imported with its module when first asked for (PEP 562): ``odke eva
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openodke._lazy import lazy_names
 
 if TYPE_CHECKING:
     from openodke.eval.ablation import run_ablation
@@ -169,15 +170,4 @@ _HOMES: dict[str, str] = {
 }
 """Where each public name lives."""
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'openodke.eval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # found once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, __all__)
