@@ -86,22 +86,27 @@ def install() -> None:
     except ImportError:  # typer before 0.29: click coerces, no pydantic
         return
     found = getattr(core, "build_runtime_param", None)
-    if found is None:
-        return
+    if found is None or not callable(getattr(RuntimeParam, "_coerce_value", None)):
+        return  # typer's private coercion changed shape: leave it all to typer
     build: Callable[[Any], Any] = found
 
-    @dataclass(frozen=True)
-    class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
-        descriptor: Any = None
-        built: dict[str, Any] = field(default_factory=dict)
+    try:
 
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            got = plain_value(self.annotation, self.parameter_info, value, param, ctx)
-            if got is not _TYPER:
-                return got
-            if "typer" not in self.built:
-                self.built["typer"] = build(self.descriptor)
-            return self.built["typer"]._coerce_value(value, param=param, ctx=ctx)
+        @dataclass(frozen=True)
+        class PlainRuntimeParam(RuntimeParam):  # type: ignore[misc]
+            descriptor: Any = None
+            built: dict[str, Any] = field(default_factory=dict)
+
+            def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+                got = plain_value(self.annotation, self.parameter_info, value, param, ctx)
+                if got is not _TYPER:
+                    return got
+                if "typer" not in self.built:
+                    self.built["typer"] = build(self.descriptor)
+                return self.built["typer"]._coerce_value(value, param=param, ctx=ctx)
+
+    except TypeError:  # a RuntimeParam whose fields no longer take these: typer decides
+        return
 
     def plain_build(descriptor: Any) -> Any:
         if descriptor.file_annotation is not None or descriptor.is_choice:
