@@ -305,9 +305,7 @@ def without(notes: Sequence[str], first: Sequence[str]) -> list[str]:
 
 def _small_set(score: ExtractionScore) -> str | None:
     """DECISIONS #41's note when too few documents hold a fact for any range to be trusted."""
-    from openodke.eval.report.build import small_set
-
-    return small_set(score)
+    return score.small_set()
 
 
 def register(eval_app: typer.Typer) -> None:

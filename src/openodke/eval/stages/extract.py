@@ -97,6 +97,21 @@ class ExtractionScore:
         fp = np.bincount(m.pred_doc[wrong & (m.pred_doc >= 0)], minlength=n)
         return tp, fp, fn
 
+    def small_set(self) -> str | None:
+        """The note for a set too small or too concentrated for its ranges (``small_set_note``,
+        DECISIONS #41, 161), else None: the informative units are the documents holding a gold
+        or predicted fact, the effective ones Kish's count over each document's gold + predicted
+        facts. (Here, not in the report builder, so a command that prints no report imports no
+        report models or schema for it.)"""
+        from openodke.eval.stats.intervals import effective_documents, small_set_note
+
+        tp, fp, fn = self.document_counts()
+        weights = 2 * np.asarray(tp) + np.asarray(fp) + np.asarray(fn)
+        informative = int(np.count_nonzero(weights))
+        return small_set_note(
+            informative, total=len(self.matching.documents), effective=effective_documents(weights)
+        )
+
     def per_document(self) -> dict[str, list[int]]:
         """doc id → [tp, fp, fn] for every labelled document."""
         tp, fp, fn = self.document_counts()
