@@ -33,7 +33,7 @@ from openodke.eval.report.models import (
     RunInfo,
     Value,
 )
-from openodke.eval.stages.extract import ExtractionScore, score_facts
+from openodke.eval.stages.extract import ExtractionScore, score_facts, small_set
 from openodke.eval.stages.labels import GoldFact
 from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import document_intervals
@@ -124,12 +124,6 @@ def row_from_score(
         cost=cost,
         latency=latency,
     )
-
-
-def small_set(score: ExtractionScore) -> str | None:
-    """The note for a set too small or too concentrated for its ranges, else None
-    (:meth:`ExtractionScore.small_set <openodke.eval.stages.extract.ExtractionScore.small_set>`)."""
-    return score.small_set()
 
 
 def extraction_rows(
