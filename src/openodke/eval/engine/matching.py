@@ -184,8 +184,11 @@ def match_keys(
     doc_ids, doc_hashes, g_doc = _documents(g_docs, labelled)
     joined = doc_ids.joined
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
-    g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
+    # The groups, mixed once over every row (not per side and then joined: a second copy of
+    # three columns at the peak, DECISIONS 300); each side reads its own from here, and keeps
+    # them for the diagnosis.
+    rows.key  # noqa: B018
     g_table.lean_on(rows, 0)  # the sides read their rows from here: held once, not twice
     p_table.lean_on(rows, ng)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
