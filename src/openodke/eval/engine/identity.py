@@ -572,12 +572,12 @@ class Aligner:
     ) -> np.ndarray:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
-        out = kinds.copy()
         # Only untyped ends can change, and typed ones only where the gold has untyped entities.
-        ask = entity if self._gold_untyped else entity & (out == UNTYPED)
+        ask = entity if self._gold_untyped else entity & (kinds == UNTYPED)
         rows = np.flatnonzero(ask)
         if not len(rows):
-            return out
+            return kinds  # unchanged: the column itself, so both sides' lie end to end still
+        out = kinds.copy()
         in_doc, anywhere = self._one_types
         for (keys, gold_kinds), by_doc in ((in_doc, True), (anywhere, False)):
             codes = mix(docs()[rows], names[rows]) if by_doc else names[rows]

@@ -250,8 +250,12 @@ def labelled_documents(
 ) -> tuple[DocIds, np.ndarray]:
     """The labelled documents matching scores in (the gold's, then ``labelled``'s that are no
     gold one) and their names' hashes: pass the DocIds back as ``match_keys``' ``labelled``."""
-    doc_ids, hashes, _ = _documents(gold_docs, labelled)
-    return doc_ids, hashes
+    gold_ids = list(gold_docs.names.values())  # names keep first-seen order
+    doc_ids = join_ids(gold_ids, labelled if labelled is not None else ())
+    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(gold_ids))
+    if len(doc_ids) > len(gold_ids):
+        doc_hashes = np.concatenate([doc_hashes, hashes_of(doc_ids.names[len(gold_ids) :])])
+    return doc_ids, doc_hashes
 
 
 def _documents(
@@ -260,11 +264,7 @@ def _documents(
     """The labelled documents (gold's in first-seen order, then ``labelled``'s that are not the
     same document as a gold one: :func:`~openodke.doc_ids.join_ids`), their names' hashes, and
     each gold row's index among them."""
-    gold_ids = list(gold_docs.names.values())  # names keep first-seen order
-    doc_ids = join_ids(gold_ids, labelled if labelled is not None else ())
-    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(gold_ids))
-    if len(doc_ids) > len(gold_ids):
-        doc_hashes = np.concatenate([doc_hashes, hashes_of(doc_ids.names[len(gold_ids) :])])
+    doc_ids, doc_hashes = labelled_documents(gold_docs, labelled)
     return doc_ids, doc_hashes, _positions(doc_hashes, gold_docs.hashes)
 
 
