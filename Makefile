@@ -8,9 +8,11 @@ $(BIN)/odke:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e .
+	$(BIN)/python -m compileall -q src > /dev/null
 
 $(VENV)/.dev: $(BIN)/odke pyproject.toml setup.py src/openodke/eval/engine/_keyhash.c
 	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -m compileall -q src > /dev/null
 	touch $(VENV)/.dev
 
 demo: $(BIN)/odke

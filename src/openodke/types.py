@@ -6,13 +6,14 @@ error, and stages return copies (``model_copy(update=...)``) instead of mutating
 
 from __future__ import annotations
 
-import math
 import os
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from openodke.forms import normalise_value
 
 __all__ = [
     "Chunk",
@@ -242,39 +243,6 @@ class Support(Record):
     documents: tuple[str, ...] = ()
     tier: SourceTier = SourceTier.unverified
     retrieved_at: datetime | None = None
-
-
-def normalise_value(value: Any) -> str:
-    """A literal's matching form: whitespace collapsed, casefolded, numbers canonical.
-
-    An integral number becomes its int (``1815``, ``"1815"`` and ``1815.0`` all give ``"1815"``),
-    another finite number ``repr(float)``; a bool is ``"true"``/``"false"``. A string with a
-    leading zero (``"02139"``, ``"-007"``) stays a string. (Where an ontology ranges the
-    predicate as a string, matching compares the text itself: DECISIONS 125.)
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _number_form(value)
-    text = " ".join(str(value).split()).casefold()
-    digits = text.lstrip("+-")
-    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
-        return text  # a leading zero: a code ("02139"), not a number
-    try:
-        number = float(text) if text[:1].isdigit() or text[:1] in "+-." else None
-    except ValueError:
-        number = None
-    return text if number is None else _number_form(number, text)
-
-
-def _number_form(number: float, fallback: str | None = None) -> str:
-    if not math.isfinite(number):
-        return fallback if fallback is not None else repr(number)
-    if number.is_integer():
-        return str(int(number))
-    return repr(number)
 
 
 class Fact(Record):

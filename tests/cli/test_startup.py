@@ -231,3 +231,70 @@ def test_a_live_local_run_that_never_fails_loads_no_httpx(tmp_path):
     assert (tmp_path / "out" / "facts.jsonl").exists()
     assert "openodke.llm.plain" in modules and "jsonschema" in modules  # the reply was checked
     assert sorted(m for m in modules if m.split(".")[0] in {"httpx", "httpcore", "h11"}) == []
+
+
+# -- what `eval extract` loads before its readers fork, and at all (issue 20, Must hold 1) ------
+
+FORK_PROBE = """
+import json, sys
+import openodke.eval.engine.fastload as fastload
+
+def seen(*args, **kwargs):
+    sys.stderr.write("\\nFORKED " + json.dumps(sorted(sys.modules)) + "\\n")
+    raise OSError("probe: read here instead")  # the loader falls back to reading in-process
+
+fastload._load_parallel = seen
+from openodke.cli import entry
+try:
+    entry({args!r})
+except SystemExit as done:
+    sys.stderr.write(f"\\nEXIT {{done.code}}")
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+"""
+
+# What a forked reader must not carry in (each worker would start with it) and what scoring two
+# files never needs: the Fact and report models load after the fork, while the readers read.
+BEFORE_THE_FORK = (
+    "pydantic",
+    "yaml",
+    "jsonschema",
+    "httpx",
+    "openodke.types",
+    "openodke.ontology",
+    "openodke.eval.report.models",
+    "openodke.eval.report.io",
+    "openodke.eval.stages.labels",
+    "openodke.eval.stages.stage_report",
+    "openodke.interop",
+)
+NEVER_FOR_FILES = (
+    "jsonschema",
+    "httpx",
+    "yaml",
+    "openodke.types",
+    "openodke.ontology",
+    "openodke.interop",
+    "openodke.eval.report.io",
+    "openodke.eval.compare",
+    "openodke.eval.stages.labels",
+)
+
+
+def test_eval_extract_forks_its_readers_before_the_models_load(tmp_path):
+    gold = '{"doc_id": "d%d", "fact": {"subject": {"key": "s"}, "predicate": "p", "object_entity": {"key": "o"}}}\n'
+    said = '{"subject": {"key": "s"}, "predicate": "p", "object_entity": {"key": "o"}, "evidence": [{"doc_id": "d%d"}]}\n'
+    (tmp_path / "gold.jsonl").write_text("".join(gold % i for i in range(50_000)))
+    (tmp_path / "facts.jsonl").write_text("".join(said % i for i in range(50_000)))
+    assert (tmp_path / "gold.jsonl").stat().st_size > (8 << 20) // 2  # both: past PARALLEL_BYTES
+    args = ["eval", "extract", "--labels", "gold.jsonl", "--predictions", "facts.jsonl", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", FORK_PROBE.format(args=args)],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    lines = done.stderr.splitlines()
+    assert "EXIT 0" in lines or not any(row.startswith("EXIT") for row in lines), done.stderr[-800:]
+    forked = set(json.loads(next(r for r in lines if r.startswith("FORKED ")).split(" ", 1)[1]))
+    at_end = set(json.loads(next(r for r in lines if r.startswith("MODULES ")).split(" ", 1)[1]))
+    assert sorted(m for m in forked if m.startswith(BEFORE_THE_FORK)) == []
+    assert sorted(m for m in at_end if m.startswith(NEVER_FOR_FILES)) == []
+    assert "openodke.eval.stages.stage_report" in at_end  # the report was built after all

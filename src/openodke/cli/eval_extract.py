@@ -79,12 +79,12 @@ def score_extract_files(
     documents, what their texts say of each gold fact is worked out as it is read); ``identity``
     says how entities compare."""
     from openodke.eval.engine.fastload import load_both
-    from openodke.eval.stages.extract import score_keys
-    from openodke.eval.stages.gold_rows import is_triples_file
+    from openodke.eval.stages.triples_file import is_triples_file
 
     if is_triples_file(labels):  # gold as triples rows: read as predictions are
         from openodke.eval.engine.columns import FactColumns
         from openodke.eval.engine.fastload import load_facts
+        from openodke.eval.stages.extract import score_keys
         from openodke.eval.stages.gold_rows import read_gold
 
         ontology = identity.ontology if identity is not None else None
@@ -99,14 +99,18 @@ def score_extract_files(
         texts = TextAnswers({d.id: d.text for d in documents})
     with paused_gc():
         gold, said = load_both(labels, facts_file(predictions), texts=texts, meanwhile=_imports)
+        from openodke.eval.stages.extract import score_keys
+
         ids = [d.id for d in documents] if documents is not None else None
         return score_keys(gold, said, ids, identity)
 
 
 def _imports() -> None:
-    """What scoring and the diagnosis need next: imported while the workers read."""
+    """What scoring, the report and the diagnosis need next (the pydantic models among them):
+    imported while the workers read, which start without them."""
     import openodke.eval.diagnosis.view  # noqa: F401
     import openodke.eval.pipeline.findings  # noqa: F401
+    import openodke.eval.stages.extract  # noqa: F401
 
 
 def document_items(score: ExtractionScore) -> str:
@@ -218,9 +222,11 @@ def extract(
 
 
 def _ontology(path: Path | None) -> OntologyModel | None:
+    if path is None:
+        return None
     from openodke.ontology import Ontology as OntologyModel
 
-    return OntologyModel.load(path) if path is not None else None  # type: ignore[no-any-return]
+    return OntologyModel.load(path)  # type: ignore[no-any-return]
 
 
 def _score_run(
@@ -305,7 +311,7 @@ def without(notes: Sequence[str], first: Sequence[str]) -> list[str]:
 
 def _small_set(score: ExtractionScore) -> str | None:
     """DECISIONS #41's note when too few documents hold a fact for any range to be trusted."""
-    from openodke.eval.report.build import small_set
+    from openodke.eval.stages.extract import small_set
 
     return small_set(score)
 

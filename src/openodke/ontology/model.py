@@ -16,6 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from openodke.forms import lookup_form
+
 __all__ = [
     "LITERAL_TYPES",
     "EntityType",
@@ -29,11 +31,6 @@ LITERAL_TYPES: frozenset[str] = frozenset(
     {"string", "text", "integer", "number", "float", "boolean", "date", "datetime", "quantity"}
 )
 """Range names that make a property (a literal object) rather than an edge."""
-
-
-def lookup_form(name: str) -> str:
-    """How names compare in lookups: case-folded, underscores as spaces, whitespace collapsed."""
-    return " ".join(name.replace("_", " ").split()).casefold()
 
 
 def _as_tuple(value: Any) -> Any:

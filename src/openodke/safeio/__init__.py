@@ -1,7 +1,16 @@
 """Reading untrusted files within bounds: regular files only, bounded lines, nesting, numbers,
 text and YAML expansion. Every reader of a user's file goes through here; a refusal is an
-InputError ``path:line: what is wrong`` (exit 2)."""
+InputError ``path:line: what is wrong`` (exit 2).
 
+The JSON and YAML readers (pydantic, PyYAML) load when first named: the scoring engine's readers
+need only :mod:`~openodke.safeio.files` and :mod:`~openodke.safeio.limits`, and its forked
+workers start without either."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from openodke._lazy import lazy_names
 from openodke.safeio.files import (
     FileTooLarge,
     decode,
@@ -13,16 +22,6 @@ from openodke.safeio.files import (
     read_text,
     walk_files,
 )
-from openodke.safeio.jsonio import (
-    JSONSyntaxError,
-    check_strings,
-    iter_json_lines,
-    load_jsonl,
-    needs_care,
-    parse_json,
-    read_json,
-    validation_message,
-)
 from openodke.safeio.limits import (
     MAX_INT_DIGITS,
     MAX_NAME_BYTES,
@@ -32,7 +31,38 @@ from openodke.safeio.limits import (
     max_line_bytes,
     max_yaml_bytes,
 )
-from openodke.safeio.yamlio import load_yaml, read_yaml
+
+if TYPE_CHECKING:
+    from openodke.safeio.jsonio import (
+        JSONSyntaxError,
+        check_strings,
+        iter_json_lines,
+        load_jsonl,
+        needs_care,
+        parse_json,
+        read_json,
+        validation_message,
+    )
+    from openodke.safeio.yamlio import load_yaml, read_yaml
+
+_HOMES = {
+    **dict.fromkeys(
+        (
+            "JSONSyntaxError",
+            "check_strings",
+            "iter_json_lines",
+            "load_jsonl",
+            "needs_care",
+            "parse_json",
+            "read_json",
+            "validation_message",
+        ),
+        "openodke.safeio.jsonio",
+    ),
+    "load_yaml": "openodke.safeio.yamlio",
+    "read_yaml": "openodke.safeio.yamlio",
+}
+"""Where each name loaded on first use lives."""
 
 __all__ = [
     "FileTooLarge",
@@ -62,3 +92,5 @@ __all__ = [
     "validation_message",
     "walk_files",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, __all__)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,7 +71,9 @@ from openodke.eval.engine.joins import mix
 from openodke.eval.engine.key_table import KeyTable
 from openodke.eval.engine.matching import DUPLICATE, HIT
 from openodke.eval.engine.pause import without_gc
-from openodke.types import Document
+
+if TYPE_CHECKING:  # a type only: file runs build no Document models
+    from openodke.types import Document
 
 __all__ = ["ALIKE", "alike", "diagnose"]
 

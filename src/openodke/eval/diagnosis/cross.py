@@ -25,7 +25,7 @@ from openodke.eval.engine.joins import member, mix, search
 from openodke.eval.engine.key_table import KeyTable, hashes_of
 from openodke.eval.engine.match_key import fact_key
 from openodke.eval.engine.matching import DUPLICATE
-from openodke.types import normalise_value
+from openodke.forms import normalise_value
 
 __all__ = ["NONE", "CrossSentence"]
 

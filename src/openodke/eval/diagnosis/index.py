@@ -17,7 +17,7 @@ import numpy as np
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.joins import Lookup, distinct_mixed, member, mix
 from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
-from openodke.ontology import lookup_form as _lookup_form
+from openodke.forms import lookup_form as _lookup_form
 
 __all__ = ["UNCITED", "Live", "lookup_form"]
 

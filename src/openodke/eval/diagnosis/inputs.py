@@ -11,12 +11,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from openodke.eval.engine.matching import fact_key
-from openodke.eval.stages.labels import GoldFact
-from openodke.ontology import Ontology
-from openodke.types import Document, Fact
+
+if TYPE_CHECKING:  # the models load when a validator's or judge's rows are read, else never
+    from openodke.types import Document, Fact
 
 __all__ = ["as_fact", "confirmed_pairs", "inverse_pairs", "refused_facts", "text_map"]
 
@@ -27,6 +27,9 @@ def _field(row: Any, name: str) -> Any:
 
 def as_fact(value: Any) -> Fact:
     """A Fact from a Fact, a GoldFact, or their JSON forms."""
+    from openodke.eval.stages.labels import GoldFact
+    from openodke.types import Fact
+
     if isinstance(value, Fact):
         return value
     if isinstance(value, GoldFact):
@@ -40,6 +43,8 @@ def as_fact(value: Any) -> Fact:
 
 def refused_facts(validator: Iterable[Any]) -> list[tuple[Fact, str | None]]:
     """Each refused fact with the gate's reason (None when not given)."""
+    from openodke.types import Fact
+
     out: list[tuple[Fact, str | None]] = []
     for row in validator:
         if isinstance(row, Fact):
@@ -73,6 +78,10 @@ def inverse_pairs(inverses: Any) -> dict[str, tuple[str, ...]]:
     reversed). From pairs ``(p, q)``: p implies q reversed, as the bench set's ``inverses`` say
     (Re-DocRED's reverse rules are not all two-way). A list may mix both.
     """
+    if inverses is None or (isinstance(inverses, (list, tuple)) and not inverses):
+        return {}
+    from openodke.ontology import Ontology  # only when inverses are given: most runs have none
+
     implied: dict[str, list[str]] = {}
 
     def add(p: str, q: str) -> None:

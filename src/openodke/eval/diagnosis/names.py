@@ -16,7 +16,7 @@ import numpy as np
 
 from openodke.eval.diagnosis.sentences import bare_key, name_key
 from openodke.eval.engine.columns import FactColumns
-from openodke.types import normalise_value
+from openodke.forms import normalise_value
 
 __all__ = ["Ends", "end_names", "entity_names", "name_keys", "scoped_of"]
 

@@ -4,6 +4,8 @@ other."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from openodke.eval.diagnosis.names import Ends
@@ -11,7 +13,9 @@ from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.joins import first_of_each, mix
 from openodke.eval.engine.matching import scored_documents
-from openodke.types import Fact
+
+if TYPE_CHECKING:
+    from openodke.types import Fact
 
 __all__ = ["Refused"]
 

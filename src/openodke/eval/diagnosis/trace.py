@@ -17,14 +17,15 @@ the relations offered per type. Extractors:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from openodke.errors import InputError, OdkeError
 from openodke.eval.diagnosis.models import Offered
-from openodke.ontology import DEFAULT_SNIPPET_LIMIT, Ontology
-from openodke.safeio import read_json, read_yaml
+
+if TYPE_CHECKING:  # the ontology and the YAML reader load when a trace is read: most runs give none
+    from openodke.ontology import Ontology
 
 __all__ = [
     "config_from_trace",
@@ -37,6 +38,8 @@ __all__ = [
 
 def read_trace(path: str | Path) -> dict[str, Any]:
     """The trace file's mapping (YAML by suffix, else JSON); InputError when unreadable."""
+    from openodke.safeio import read_json, read_yaml
+
     file = Path(path)
     if file.suffix.casefold() in (".yaml", ".yml"):
         data = read_yaml(file, what="a manifest or run config")
@@ -73,6 +76,8 @@ def _extractor(config: dict[str, Any], where: str) -> dict[str, Any]:
 
 
 def _llm_offered(ontology: Ontology, options: dict[str, Any]) -> Offered:
+    from openodke.ontology.snippet import DEFAULT_SNIPPET_LIMIT
+
     types = options.get("types")
     limit = options.get("snippet_limit", DEFAULT_SNIPPET_LIMIT)
     return Offered.from_ontology(
@@ -114,6 +119,8 @@ def _ontology_for(config: dict[str, Any], base: Path, where: str) -> Ontology:
     name = config.get("ontology")
     if not name:
         raise InputError("the run config names no ontology; pass --ontology", path=where)
+    from openodke.ontology import Ontology
+
     path = Path(str(name))
     return Ontology.load(path if path.is_absolute() else base / path)
 

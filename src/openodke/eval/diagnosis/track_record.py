@@ -39,16 +39,18 @@ import stat
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from openodke._locking import locked
 from openodke.errors import InputError, OutputError
-from openodke.eval.compare import Comparison
 from openodke.eval.diagnosis.fixes import FIXES, Fix
 from openodke.eval.engine.jsonl import validation_message
 from openodke.safeio import iter_lines, open_regular, parse_json
+
+if TYPE_CHECKING:  # a type here only: the comparison models load with compare
+    from openodke.eval.compare import Comparison
 
 __all__ = [
     "MeasuredLine",

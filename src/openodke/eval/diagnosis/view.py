@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,8 +21,11 @@ from openodke.eval.engine.identity import Identity
 from openodke.eval.engine.pause import paused_gc
 from openodke.eval.engine.rows import ModelRows, RepeatedRows
 from openodke.eval.stages.extract import ExtractionScore, score_keys
-from openodke.eval.stages.labels import GoldFact
-from openodke.types import Fact, normalise_value
+from openodke.forms import normalise_value
+
+if TYPE_CHECKING:  # the Fact models load with the Python API's Facts, never for files
+    from openodke.eval.stages.labels import GoldFact
+    from openodke.types import Fact
 
 __all__ = ["DiagnosisView", "diagnosis_view", "entity_names", "gold_view", "node_of", "view_of"]
 

@@ -29,7 +29,7 @@ from openodke.eval.engine.key_table import (
 from openodke.eval.engine.keyhash import NARROW, WIDE, doc_hashes, fact_columns
 from openodke.eval.engine.rows import ModelRows, RepeatedRows, RowSource
 from openodke.eval.engine.structs import scoped
-from openodke.types import normalise_value
+from openodke.forms import normalise_value
 
 __all__ = ["FactColumns", "cited_column", "gold_column"]
 

@@ -28,7 +28,6 @@ import msgspec
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
-from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.engine.keyhash import line_starts
 from openodke.eval.engine.parts import (
     KEY_FIELDS,
@@ -44,9 +43,7 @@ from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
 from openodke.eval.engine.structs import Gold as GoldStruct
-from openodke.eval.stages.labels import GoldFact
 from openodke.safeio import max_line_bytes, open_regular
-from openodke.types import Fact
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
     from openodke.eval.diagnosis.texts import TextAnswers
@@ -174,7 +171,12 @@ def _joined(path: Path, names: PartNames, arrays: dict[str, np.ndarray], gold: b
 
 
 def _slow(path: Path, gold: bool) -> FactColumns:
-    """The pydantic reader's rows as columns (it names the first bad line, if any)."""
+    """The pydantic reader's rows as columns (it names the first bad line, if any). The models
+    are imported here: the fast path and its forked workers start without pydantic."""
+    from openodke.eval.engine.jsonl import load_jsonl
+    from openodke.eval.stages.labels import GoldFact
+    from openodke.types import Fact
+
     if gold:
         return FactColumns.of_gold(load_jsonl(path, GoldFact))  # the diagnosis answers later
     facts = load_jsonl(path, Fact)

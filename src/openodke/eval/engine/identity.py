@@ -46,8 +46,7 @@ from openodke.eval.engine.key_table import SEP, UNTYPED, UNTYPED_NAMES, DocColum
 from openodke.eval.engine.keyhash import LITERAL_NODE
 from openodke.eval.engine.matching import labelled_documents, scored_documents
 from openodke.eval.engine.rows import fetch_each, values_of
-from openodke.ontology.model import lookup_form
-from openodke.safeio import read_json
+from openodke.forms import lookup_form
 
 if TYPE_CHECKING:
     from openodke.doc_ids import DocIds
@@ -111,6 +110,8 @@ class Identity:
 
 def read_type_map(path: str | Path) -> TypeMap:
     """A ``--type-map`` file: a JSON object, their type name → ours."""
+    from openodke.safeio.jsonio import read_json  # pydantic: only for a --type-map
+
     data = read_json(path, what="a --type-map file (a JSON object, their type -> ours)")
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and k and v for k, v in data.items()

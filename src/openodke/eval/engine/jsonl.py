@@ -25,13 +25,16 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
+from openodke._lazy import lazy_names
 from openodke._locking import locked
 from openodke.errors import InputError, OutputError
-from openodke.safeio import iter_json_lines, load_jsonl, validation_message
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from openodke.safeio.jsonio import iter_json_lines, load_jsonl, validation_message
 
 __all__ = [
     "atomic_write_text",
@@ -43,8 +46,6 @@ __all__ = [
     "validation_message",
     "write_outputs",
 ]
-
-M = TypeVar("M", bound=BaseModel)
 
 
 def _umask() -> int:
@@ -245,3 +246,11 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 def dump_jsonl(path: str | Path, rows: Iterable[BaseModel]) -> None:
     """Write one ``model_dump_json()`` per line, atomically."""
     atomic_write_text(path, "".join(row.model_dump_json() + "\n" for row in rows))
+
+
+# The JSON readers are re-exported from safeio, loaded when first named (they bring pydantic):
+# the scorer's loader imports this module for its outputs and starts its workers without it.
+_READERS = ("iter_json_lines", "load_jsonl", "validation_message")
+__getattr__, __dir__ = lazy_names(
+    __name__, dict.fromkeys(_READERS, "openodke.safeio.jsonio"), __all__
+)

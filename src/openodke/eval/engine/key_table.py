@@ -21,7 +21,7 @@ import numpy as np
 from openodke.eval.engine.fold import node_of
 from openodke.eval.engine.joins import search
 from openodke.eval.engine.keyhash import LITERAL_NODE
-from openodke.ontology.model import lookup_form
+from openodke.forms import lookup_form
 
 __all__ = [
     "SEP",

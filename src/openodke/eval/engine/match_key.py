@@ -9,7 +9,7 @@ import ast
 from typing import Any, NamedTuple
 
 from openodke.eval.engine.key_table import SEP
-from openodke.types import normalise_value
+from openodke.forms import normalise_value
 
 __all__ = ["MatchKey", "decode_key", "encode_key", "fact_key"]
 

@@ -40,7 +40,7 @@ from openodke.eval.engine.matching import (
     WRONG_VALUE,
     Matching,
 )
-from openodke.ontology.model import lookup_form
+from openodke.forms import lookup_form
 
 __all__ = ["KINDS", "NearExample", "NearMisses", "near_misses"]
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from openodke import __version__
 from openodke.eval.compare import Comparison
 from openodke.eval.report.io import (
@@ -35,7 +33,7 @@ from openodke.eval.report.models import (
     RunInfo,
     Value,
 )
-from openodke.eval.stages.extract import ExtractionScore, score_facts
+from openodke.eval.stages.extract import ExtractionScore, score_facts, small_set
 from openodke.eval.stages.labels import GoldFact
 from openodke.eval.stages.stage_report import StageReport
 from openodke.eval.stats import document_intervals
@@ -125,20 +123,6 @@ def row_from_score(
         ),
         cost=cost,
         latency=latency,
-    )
-
-
-def small_set(score: ExtractionScore) -> str | None:
-    """The note for a set too small or too concentrated for its ranges (``small_set_note``,
-    DECISIONS #41, 161), else None: the informative units are the documents holding a gold or
-    predicted fact, the effective ones Kish's count over each document's gold + predicted facts."""
-    from openodke.eval.stats.intervals import effective_documents, small_set_note
-
-    tp, fp, fn = score.document_counts()
-    weights = 2 * np.asarray(tp) + np.asarray(fp) + np.asarray(fn)
-    informative = int(np.count_nonzero(weights))
-    return small_set_note(
-        informative, total=len(score.matching.documents), effective=effective_documents(weights)
     )
 
 

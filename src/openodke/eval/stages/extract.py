@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,10 +28,11 @@ from openodke.eval.engine.matching import (
     match_keys,
 )
 from openodke.eval.engine.near import NearMisses, near_misses
-from openodke.eval.stages.labels import GoldFact
 from openodke.eval.stages.stage_report import StageReport, safe_div
-from openodke.protocols import bind_stage, call_stage
-from openodke.types import Document, Evidence, Fact, SpanOrigin
+
+if TYPE_CHECKING:  # the models load where Facts are built: scoring files needs none of them
+    from openodke.eval.stages.labels import GoldFact
+    from openodke.types import Document, Fact
 
 __all__ = [
     "ExtractionScore",
@@ -40,6 +42,7 @@ __all__ = [
     "run_facts",
     "score_facts",
     "score_keys",
+    "small_set",
 ]
 
 
@@ -364,6 +367,8 @@ def evaluate_extraction(
 
 def with_source(fact: Fact, doc_id: str) -> Fact:
     """``fact`` citing ``doc_id`` as context when it cites nothing."""
+    from openodke.types import Evidence, SpanOrigin
+
     if fact.evidence:
         return fact
     evidence = (Evidence(doc_id=doc_id, span_origin=SpanOrigin.context),)
@@ -386,9 +391,25 @@ def run_extract(
 
 def run_facts(extractor: object, documents: Sequence[Document]) -> list[Fact]:
     """Every fact ``extractor`` gives for ``documents``, each citing its document at least."""
+    from openodke.protocols import bind_stage, call_stage
+
     call = bind_stage(extractor, "extract")
     return [
         with_source(fact, doc.id)
         for doc in documents
         for fact in call_stage(call, doc, where=f"document {doc.id}")
     ]
+
+
+def small_set(score: ExtractionScore) -> str | None:
+    """The note for a set too small or too concentrated for its ranges (``small_set_note``,
+    DECISIONS #41, 161), else None: the informative units are the documents holding a gold or
+    predicted fact, the effective ones Kish's count over each document's gold + predicted facts."""
+    from openodke.eval.stats.intervals import effective_documents, small_set_note
+
+    tp, fp, fn = score.document_counts()
+    weights = 2 * np.asarray(tp) + np.asarray(fp) + np.asarray(fn)
+    informative = int(np.count_nonzero(weights))
+    return small_set_note(
+        informative, total=len(score.matching.documents), effective=effective_documents(weights)
+    )

@@ -12,40 +12,18 @@ ids by stem). ``odke label convert`` writes them as GoldFact rows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from openodke.eval.engine.jsonl import load_jsonl
 from openodke.eval.stages.labels import GoldFact
+from openodke.eval.stages.triples_file import is_triples_file
 from openodke.interop.match import DocumentIndex
 from openodke.interop.triples import read_triples, to_fact
 from openodke.ontology import Ontology
-from openodke.safeio import first_line
 from openodke.types import Document
 
 __all__ = ["gold_from_triples", "is_triples_file", "read_gold"]
-
-_FIRST_LINE = 1 << 20  # bytes of the first line read to tell the format
-
-
-def is_triples_file(path: str | Path) -> bool:
-    """True when the first non-blank line is a triples row: an object with a string ``doc`` and
-    ``subject`` (a GoldFact row has ``doc_id`` and ``fact``). Unreadable: False (the GoldFact
-    reader then names the problem)."""
-    try:
-        line = first_line(path, _FIRST_LINE)  # a block at a time: 64 MB of blank lines took 80 s
-        if line is None:
-            return False
-        row = json.loads(line.decode("utf-8"))
-    except (OSError, ValueError, RecursionError):  # InputError is a ValueError (a FIFO, ...)
-        return False
-    return (
-        isinstance(row, dict)
-        and isinstance(row.get("doc"), str)
-        and isinstance(row.get("subject"), str)
-        and "fact" not in row
-    )
 
 
 def gold_from_triples(
