@@ -172,3 +172,30 @@ def test_documents_named_once_per_worker_join_in_file_order(
     for loaded, alone in ((gold, load_gold(gold_path)), (said, load_facts(said_path))):
         assert list(loaded.docs.names.items()) == list(alone.docs.names.items())
         assert np.array_equal(loaded.docs.hashes, alone.docs.hashes)
+
+
+@pytest.mark.parametrize("refused", ["gold", "facts", "both"])
+def test_a_file_the_careful_reader_takes_leaves_the_other_as_read_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    gold_path, said_path = _files(tmp_path, 300)
+    # a line only pydantic reads: an int field written as a string
+    coerced = {"subject": {"key": "Person:x"}, "predicate": "born", "object_value": 1}
+    coerced["support"] = "2"
+    if refused in ("gold", "both"):
+        with gold_path.open("a") as g:
+            g.write(json.dumps({"doc_id": "d0", "fact": coerced}) + "\n")
+    if refused in ("facts", "both"):
+        with said_path.open("a") as p:
+            p.write(json.dumps(coerced) + "\n")
+    careful: list[bool] = []
+    slow = fastload._slow
+    monkeypatch.setattr(
+        fastload, "_slow", lambda path, gold: careful.append(gold) or slow(path, gold)
+    )
+    gold, said = load_both(gold_path, said_path, workers=2)
+    assert careful == {"gold": [True], "facts": [False], "both": [True, False]}[refused]
+    for loaded, alone in ((gold, load_gold(gold_path)), (said, load_facts(said_path))):
+        assert len(loaded) == len(alone)
+        for name in KEY_ARRAYS:
+            assert np.array_equal(getattr(loaded.keys, name), getattr(alone.keys, name)), name
