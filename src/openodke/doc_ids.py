@@ -194,8 +194,9 @@ def join_ids(gold: Sequence[str], others: Iterable[str] | DocIds) -> DocIds:
     other_ids = list(dict.fromkeys(others))
     known, given = set(gold_ids), set(other_ids)
     extra = [d for d in other_ids if d not in known]
-    unpaired = DocIds(g for g in gold_ids if g not in given)
     aliases: dict[str, int] = {}
+    # the gold ids no other id equals: indexed only when some other id is not a gold one
+    unpaired = DocIds(g for g in gold_ids if g not in given) if extra else DocIds(())
     if extra and unpaired.names:
         extras = DocIds(extra)
         position = {g: d for d, g in enumerate(gold_ids)}

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import Lookup, distinct, member, mix
+from openodke.eval.engine.joins import Lookup, distinct_mixed, member, mix
 from openodke.eval.engine.matching import DUPLICATE, HIT, UNSCORED
 from openodke.forms import lookup_form as _lookup_form
 
@@ -71,14 +71,15 @@ class Live:
         """Per row: some live prediction of its document (or citing none) has the node as an
         end."""
         if self._nodes is None:  # built when first asked: most misses land before this
-            m, p, rows = self._view.score.matching, self._view.predicted, self.rows
-            d = m.pred_doc[rows]
-            self._nodes = distinct(
-                np.concatenate([mix(d, p.subject_node[rows]), mix(d, p.object_node[rows])])
-            )
+            self._nodes = self._end_codes()
         found = member(mix(docs, nodes), self._nodes, ready=True)
         if self.uncited:
             found |= member(
                 mix(np.full(len(nodes), UNCITED, np.int64), nodes), self._nodes, ready=True
             )
         return found
+
+    def _end_codes(self) -> np.ndarray:
+        """The distinct (document, node) codes of every live prediction's two ends."""
+        m, p, rows = self._view.score.matching, self._view.predicted, self.rows
+        return distinct_mixed(m.pred_doc[rows], p.subject_node[rows], p.object_node[rows])

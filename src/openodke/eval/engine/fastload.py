@@ -29,7 +29,16 @@ import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
 from openodke.eval.engine.keyhash import line_starts
-from openodke.eval.engine.parts import Part, PartNames, SharedParts, capacity, fields, side
+from openodke.eval.engine.parts import (
+    KEY_FIELDS,
+    Part,
+    PartNames,
+    SharedParts,
+    capacity,
+    fields,
+    gather_end_to_end,
+    side,
+)
 from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
@@ -348,7 +357,8 @@ def _collect(
     }
     if meanwhile is not None:  # the workers are forked by now: this process may import
         meanwhile()
-    out = []
+    read: dict[bool, tuple[PartNames, list[int], dict[str, np.ndarray]]] = {}
+    slow: dict[bool, FactColumns] = {}
     with paused_gc():
         for gold, path in zip((True, False), paths, strict=True):
             pending, names, rows = jobs[gold], PartNames(), []
@@ -359,9 +369,17 @@ def _collect(
                     rows.append(part.rows)
                     del part
             except _FAST_ERRORS:
-                out.append(_slow(path, gold))
+                slow[gold] = _slow(path, gold)
                 continue
-            out.append(_joined(path, names, shared[gold].gather(rows), gold))
+            # All but the key columns now, while the workers read on; those wait for the
+            # other file, to be laid end to end with its own.
+            rest = [name for name, _ in shared[gold].wanted if name not in KEY_FIELDS]
+            read[gold] = (names, rows, shared[gold].gather(rows, rest))
+        gather_end_to_end([(shared[g], read[g][1], read[g][2]) for g in (True, False) if g in read])
+    out = [
+        slow[g] if g in slow else _joined(path, read[g][0], read[g][2], g)
+        for g, path in zip((True, False), paths, strict=True)
+    ]
     return out[0], out[1]
 
 

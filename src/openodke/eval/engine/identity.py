@@ -482,7 +482,8 @@ class Aligner:
     # The gold's entity ends (document, name, effective type), joined only when a prediction
     # has an untyped end or the gold an untyped entity: most runs need none of it.
 
-    @cached_property
+    # Worked out for each answer that needs them and never held: the aligner lives as long as
+    # the score, and three columns of every gold end are ~36 MB at a million rows (DECISIONS 300).
     def _ends(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         g, docs = self.gold_keys, self._gold.docs.hashes
         entity = ~g.literal
@@ -494,11 +495,14 @@ class Aligner:
 
     @cached_property
     def _gold_untyped(self) -> bool:
-        return bool(np.any(self._ends[2] == UNTYPED))
+        g = self.gold_keys
+        return bool(
+            np.any(g.subject_type == UNTYPED) or np.any(g.object_type[~g.literal] == UNTYPED)
+        )
 
     @cached_property
     def _one_types(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        docs, names, kinds = self._ends
+        docs, names, kinds = self._ends()
         return _one_type(mix(docs, names), kinds), _one_type(names, kinds)
 
     @cached_property
@@ -513,7 +517,7 @@ class Aligner:
     def _literals(self) -> tuple[np.ndarray, np.ndarray]:
         """The gold's (document, literal object) codes, and its (document, entity) codes."""
         g, docs = self.gold_keys, self._gold.docs.hashes
-        ends_docs, names, _ = self._ends
+        ends_docs, names, _ = self._ends()
         return distinct(mix(docs[g.literal], g.object_name[g.literal])), distinct(
             mix(ends_docs, names)
         )
@@ -569,12 +573,12 @@ class Aligner:
     ) -> np.ndarray:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
-        out = kinds.copy()
         # Only untyped ends can change, and typed ones only where the gold has untyped entities.
-        ask = entity if self._gold_untyped else entity & (out == UNTYPED)
+        ask = entity if self._gold_untyped else entity & (kinds == UNTYPED)
         rows = np.flatnonzero(ask)
         if not len(rows):
-            return out
+            return kinds  # unchanged: the column itself, so both sides' lie end to end still
+        out = kinds.copy()
         in_doc, anywhere = self._one_types
         for (keys, gold_kinds), by_doc in ((in_doc, True), (anywhere, False)):
             codes = mix(docs()[rows], names[rows]) if by_doc else names[rows]

@@ -30,7 +30,9 @@ __all__ = [
     "DocColumn",
     "KeyTable",
     "effective_types",
+    "end_to_end",
     "hashes_of",
+    "join_sides",
     "same_values",
 ]
 
@@ -76,9 +78,12 @@ def _group(
 ) -> np.ndarray:
     """One hash per row of an end's group: its rest, the predicate, its name and its type, mixed
     (a splitmix64 finish, so structured inputs spread)."""
-    x = rest.view(np.uint64) * _NAME + predicate.view(np.uint64)
-    x = x * _TYPE + name.view(np.uint64)
-    x = x * _NAME + type_.view(np.uint64)
+    x = rest.view(np.uint64) * _NAME  # one new column, worked on in place
+    x += predicate.view(np.uint64)
+    x *= _TYPE
+    x += name.view(np.uint64)
+    x *= _NAME
+    x += type_.view(np.uint64)
     x ^= x >> np.uint64(31)
     x *= _TYPE
     x ^= x >> np.uint64(29)
@@ -155,7 +160,9 @@ class KeyTable:
     @cached_property
     def key(self) -> np.ndarray:
         """The key's hash: both groups together name every part of it."""
-        return self.subject * _MIX + self.object
+        key = self.subject * _MIX
+        key += self.object
+        return key
 
     def with_types(self, subject_type: np.ndarray, object_type: np.ndarray) -> KeyTable:
         """This table comparing ends by other effective types."""
@@ -224,11 +231,11 @@ class KeyTable:
             for t in tables:  # the first table's name of a form wins (gold's, in matching)
                 for h, name in t.predicates.items():
                     predicates.setdefault(h, name)
-        arrays = {name: np.concatenate([getattr(t, name) for t in tables]) for name in _ARRAYS}
+        arrays = {name: end_to_end([getattr(t, name) for t in tables]) for name in _ARRAYS}
         table = cls(**arrays, predicates=predicates, strings=strings)
         for name in _DERIVED:  # groups the parts worked out already are not mixed again
             if all(name in t.__dict__ for t in tables):
-                table.__dict__[name] = np.concatenate([t.__dict__[name] for t in tables])
+                table.__dict__[name] = end_to_end([t.__dict__[name] for t in tables])
         return table
 
     def lean_on(self, whole: KeyTable, start: int) -> None:
@@ -267,9 +274,65 @@ class KeyTable:
         return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
 
 
+def end_to_end(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """The arrays joined in order: a view of the buffer they already lie in, end to end (as
+    :func:`join_sides` leaves two sides' columns), else a copy."""
+    view = _adjacent(arrays)
+    return np.concatenate(arrays) if view is None else view
+
+
+def _adjacent(arrays: Sequence[np.ndarray]) -> np.ndarray | None:
+    """The view of one buffer spanning ``arrays`` when they lie in it end to end, else None."""
+    first = arrays[0]
+    base = first.base
+    if not (
+        isinstance(base, np.ndarray)
+        and base.ndim == 1
+        and base.flags.c_contiguous
+        and all(
+            a.base is base and a.dtype == base.dtype and a.ndim == 1 and a.flags.c_contiguous
+            for a in arrays
+        )
+    ):
+        return None
+    size, origin = base.itemsize, base.ctypes.data
+    start = at = (first.ctypes.data - origin) // size
+    for a in arrays:
+        if a.ctypes.data != origin + at * size:
+            return None
+        at += len(a)
+    return base[start:at]
+
+
+def join_sides(gold: KeyTable, predicted: KeyTable, holders: Iterable[object]) -> None:
+    """Lay each of ``gold``'s key columns and ``predicted``'s end to end in one array, column by
+    column, and have every one of ``holders`` (key tables, columns, an aligner: any attribute
+    that is one of those arrays) read its rows from there, so each side's own copy is freed
+    before the next column is joined. Matching's table of every row is then these arrays
+    (:func:`end_to_end`), not a copy beside both sides' (DECISIONS 301)."""
+    objects = list(holders)
+    ng = len(gold)
+    for name in _ARRAYS:
+        mine, theirs = getattr(gold, name), getattr(predicted, name)
+        if mine is theirs or _adjacent([mine, theirs]) is not None:
+            continue  # one array for both, or already end to end
+        joined = np.concatenate([mine, theirs])
+        for old, new in ((mine, joined[:ng]), (theirs, joined[ng:])):
+            for holder in objects:
+                for attr, value in list(vars(holder).items()):
+                    if value is old:
+                        setattr(holder, attr, new)
+        del mine, theirs, old, new, joined
+
+
 def same_values(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two arrays hold the same values, of the same type."""
-    return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+    """Whether two arrays hold the same values, of the same type (two views of the same
+    memory do, without reading it)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.strides == b.strides and a.ctypes.data == b.ctypes.data:
+        return True
+    return bool(np.array_equal(a, b))
 
 
 _DERIVED = ("subject", "object", "key")

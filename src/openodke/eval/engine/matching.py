@@ -184,8 +184,11 @@ def match_keys(
     doc_ids, doc_hashes, g_doc = _documents(g_docs, labelled)
     joined = doc_ids.joined
     p_doc = _scored_docs(cited, doc_ids, doc_hashes, joined)
-    g_table.key, p_table.key  # noqa: B018  # each side's groups, kept for the diagnosis
     rows = KeyTable.concat([g_table, p_table])
+    # The groups, mixed once over every row (not per side and then joined: a second copy of
+    # three columns at the peak, DECISIONS 300); each side reads its own from here, and keeps
+    # them for the diagnosis.
+    rows.key  # noqa: B018
     g_table.lean_on(rows, 0)  # the sides read their rows from here: held once, not twice
     p_table.lean_on(rows, ng)
     g_key, p_key = rows.key[:ng], rows.key[ng:]
@@ -247,8 +250,12 @@ def labelled_documents(
 ) -> tuple[DocIds, np.ndarray]:
     """The labelled documents matching scores in (the gold's, then ``labelled``'s that are no
     gold one) and their names' hashes: pass the DocIds back as ``match_keys``' ``labelled``."""
-    doc_ids, hashes, _ = _documents(gold_docs, labelled)
-    return doc_ids, hashes
+    gold_ids = list(gold_docs.names.values())  # names keep first-seen order
+    doc_ids = join_ids(gold_ids, labelled if labelled is not None else ())
+    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(gold_ids))
+    if len(doc_ids) > len(gold_ids):
+        doc_hashes = np.concatenate([doc_hashes, hashes_of(doc_ids.names[len(gold_ids) :])])
+    return doc_ids, doc_hashes
 
 
 def _documents(
@@ -257,11 +264,7 @@ def _documents(
     """The labelled documents (gold's in first-seen order, then ``labelled``'s that are not the
     same document as a gold one: :func:`~openodke.doc_ids.join_ids`), their names' hashes, and
     each gold row's index among them."""
-    gold_ids = list(gold_docs.names.values())  # names keep first-seen order
-    doc_ids = join_ids(gold_ids, labelled if labelled is not None else ())
-    doc_hashes = np.fromiter(gold_docs.names, np.int64, len(gold_ids))
-    if len(doc_ids) > len(gold_ids):
-        doc_hashes = np.concatenate([doc_hashes, hashes_of(doc_ids.names[len(gold_ids) :])])
+    doc_ids, doc_hashes = labelled_documents(gold_docs, labelled)
     return doc_ids, doc_hashes, _positions(doc_hashes, gold_docs.hashes)
 
 

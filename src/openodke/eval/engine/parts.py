@@ -14,7 +14,7 @@ between processes without being pickled, piped and unpickled.
 from __future__ import annotations
 
 import mmap
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,17 @@ from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.key_table import DocColumn, KeyTable
 from openodke.eval.engine.rows import RowSource
 
-__all__ = ["MIN_ROW_BYTES", "Part", "PartNames", "SharedParts", "capacity", "fields", "side"]
+__all__ = [
+    "KEY_FIELDS",
+    "MIN_ROW_BYTES",
+    "Part",
+    "PartNames",
+    "SharedParts",
+    "capacity",
+    "fields",
+    "gather_end_to_end",
+    "side",
+]
 
 MIN_ROW_BYTES = 55
 """The shortest line holding a Fact: ``{"subject":{"key":"a"},"predicate":"","object_value":0}``
@@ -209,13 +219,22 @@ class SharedParts:
         }
         return Part(arrays, PartNames())
 
-    def gather(self, rows: Sequence[int]) -> dict[str, np.ndarray]:
+    def gather(
+        self,
+        rows: Sequence[int],
+        only: Collection[str] | None = None,
+        into: Mapping[str, np.ndarray] | None = None,
+    ) -> dict[str, np.ndarray]:
         """Each field's rows of every part (``rows`` says how many each wrote), in order, in
-        this process's own arrays; each part's region is given back once its field is copied."""
+        this process's own arrays (``into``'s, for the fields it names); each part's region is
+        given back once its field is copied. ``only``: those fields, the others left where
+        they are for a later call."""
         total = sum(rows)
         out: dict[str, np.ndarray] = {}
         for f, (name, dtype) in enumerate(self.wanted):
-            joined = np.empty(total, dtype)
+            if only is not None and name not in only:
+                continue
+            joined = into[name] if into is not None and name in into else np.empty(total, dtype)
             at = 0
             for k, n in enumerate(rows):
                 start, length = self._regions[k][f]
@@ -225,11 +244,45 @@ class SharedParts:
             out[name] = joined
         return out
 
+    def dtype(self, name: str) -> np.dtype:
+        """The type of field ``name``."""
+        return dict(self.wanted)[name]
+
     def close(self) -> None:
         """Unmap every part (their pages were given back as they were copied)."""
         for mapped in self.maps:
             mapped.close()
         self.maps = []
+
+
+KEY_FIELDS = (
+    "subject_rest",
+    "object_rest",
+    "subject_node",
+    "object_node",
+    "subject_effective",
+    "object_effective",
+    "literal",
+    "predicate",
+)
+"""The fields a side's key table reads (:func:`side`): what matching joins for every row."""
+
+
+def gather_end_to_end(
+    files: Sequence[tuple[SharedParts, Sequence[int], dict[str, np.ndarray]]],
+    only: Sequence[str] = KEY_FIELDS,
+) -> None:
+    """Each field of ``only`` of every file written end to end in one array (the files in the
+    order given), each file's ``arrays`` given a view of its own rows: matching's table of
+    every row of both sides is then these arrays (:func:`~openodke.eval.engine.key_table.
+    end_to_end`), never a copy of them (DECISIONS 303)."""
+    totals = [sum(rows) for _, rows, _ in files]
+    for name in only:
+        joint = np.empty(sum(totals), files[0][0].dtype(name))
+        at = 0
+        for (parts, rows, arrays), total in zip(files, totals, strict=True):
+            arrays.update(parts.gather(rows, (name,), {name: joint[at : at + total]}))
+            at += total
 
 
 def _give_back(mapped: mmap.mmap, start: int, length: int) -> None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from openodke.eval.engine.columns import FactColumns
 from openodke.eval.engine.identity import Aligner, Identity
+from openodke.eval.engine.key_table import KeyTable, join_sides
 from openodke.eval.engine.matching import (
     DUPLICATE,
     HIT,
@@ -295,6 +296,8 @@ def score_keys(
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
+    held = _holders(given, gold, raw, predicted, aligner)
+    join_sides(gold.keys, predicted.keys, held)  # matching's table of every row, not a copy
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
     _held_once(((given, gold), (raw, predicted)))  # before labels are read: the peak of a score
     status = matching.pred_status
@@ -304,9 +307,23 @@ def score_keys(
         again = aligner.keys_by_labels(raw.keys, raw.docs, raw.types, raw)
         if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
+            join_sides(gold.keys, again, [*held, predicted, again])
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
             _held_once(((given, gold), (raw, predicted)))
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
+
+
+def _holders(*objects: object) -> list[object]:
+    """``objects``, the key tables of the columns among them, and an aligner's columns and key
+    tables: what reads a side's key columns when matching starts."""
+    found: dict[int, object] = {}
+    for obj in objects:
+        inner = [v for v in vars(obj).values() if isinstance(v, FactColumns | KeyTable)]
+        for item in (obj, *inner, *(v.keys for v in inner if isinstance(v, FactColumns))):
+            found.setdefault(id(item), item)
+            if isinstance(item, FactColumns):
+                found.setdefault(id(item.keys), item.keys)
+    return list(found.values())
 
 
 def _held_once(sides: Iterable[tuple[FactColumns, FactColumns]]) -> None:
