@@ -148,6 +148,58 @@ def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> Non
         assert share_got[k] == bool(name_keys(x))
 
 
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
+@settings(max_examples=40, deadline=None)
+@given(
+    gold_rows=st.lists(st.tuples(entity, entity), min_size=1, max_size=5),
+    said_rows=st.lists(st.tuples(entity, entity), min_size=1, max_size=5),
+    data=st.data(),
+)
+def test_end_words_both_ends_of_both_sides_as_the_surface_rule_asks(
+    end_keys, gold_rows, said_rows, data
+) -> None:
+    """Every end of every row asked (the surface rule's way: rows repeated, in any order),
+    pairs across the sides equal to the row-by-row tests, the same end paired with itself too."""
+
+    def side(rows: list[tuple[dict, dict]]) -> tuple[FactColumns, list[Fact]]:
+        facts = [
+            Fact(subject=Entity(**s), predicate="p", object_entity=Entity(**o),
+                 evidence=[Evidence(doc_id="d")])
+            for s, o in rows
+        ]  # fmt: skip
+        return FactColumns.of_facts(facts), facts
+
+    (gold, gold_facts), (said, said_facts) = side(gold_rows), side(said_rows)
+    n = data.draw(st.integers(1, 10))
+    i = np.array(data.draw(st.lists(st.integers(0, len(gold_rows) - 1), min_size=n, max_size=n)))
+    j = np.array(data.draw(st.lists(st.integers(0, len(said_rows) - 1), min_size=n, max_size=n)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(words, "end_keys", end_keys)
+        patch.setattr(words, "_BLOCK", 2)
+        found = words.EndWords(
+            ((gold, i, True), (gold, i, False), (said, j, True), (said, j, False))
+        )
+    gs, go, ps, po = found.parts
+    assert gs.tolist() == found.index(gold.subject_names[i]).tolist()
+    assert po.tolist() == found.index(said.object_names[j]).tolist()
+    for a, b, x_of, y_of in (
+        (gs, ps, lambda k: gold_facts[i[k]].subject, lambda k: said_facts[j[k]].subject),
+        (
+            go,
+            po,
+            lambda k: gold_facts[i[k]].object_entity,
+            lambda k: said_facts[j[k]].object_entity,
+        ),
+        (gs, go, lambda k: gold_facts[i[k]].subject, lambda k: gold_facts[i[k]].object_entity),
+        (gs, gs, lambda k: gold_facts[i[k]].subject, lambda k: gold_facts[i[k]].subject),
+    ):
+        alike_got, share_got = found.alike(a, b).tolist(), found.share_key(a, b).tolist()
+        for k in range(n):
+            x, y = x_of(k), y_of(k)
+            assert alike_got[k] == alike(end_names(x), end_names(y))
+            assert share_got[k] == (not set(name_keys(x)).isdisjoint(name_keys(y)))
+
+
 WITHIN = [pytest.param(words.py_within, id="python")]
 if words.within is not words.py_within:
     WITHIN.append(pytest.param(words.within, id="c"))

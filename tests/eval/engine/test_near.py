@@ -204,6 +204,34 @@ def test_nothing_in_common_names() -> None:
     )
 
 
+# Predictions that share a name with the gold by their subject ("s"), only by their object
+# ("o": a subject no gold fact has), or by nothing ("-"); the warning is said when the strangers
+# are more than half of the scored predictions, however the rest share (by hand).
+@pytest.mark.parametrize(
+    ("kinds", "said"),
+    [
+        ("s--", True),  # 2 of 3 strangers
+        ("ss-", False),  # the subjects alone settle it
+        ("o--", True),
+        ("oo-", False),  # the subjects leave 3 of 3 unshared: the objects are read
+        ("so-", False),
+        ("o---s", True),  # 3 of 5
+        ("oo--s", False),  # 2 of 5
+        ("----", True),
+    ],
+)
+def test_nothing_in_common_counts_every_name_a_prediction_shares(kinds: str, said: bool) -> None:
+    ends = {
+        "s": lambda k: ("ada", f"new{k}"),
+        "o": lambda k: (f"who{k}", "acme"),
+        "-": lambda k: (f"who{k}", f"new{k}"),
+    }
+    pairs = (ends[kind](k) for k, kind in enumerate(kinds))
+    predicted = [fact(subject, "founded", obj) for subject, obj in pairs]
+    first = first_warnings(score_facts(GOLD, predicted))
+    assert any(w.startswith("nothing in common") for w in first) is said
+
+
 def test_nothing_said_when_half_share() -> None:
     predicted = [fact("zed", "works_at", "omega"), fact("bob", "founded", "nu")]  # 1 of 2
     assert first_warnings(score_facts(GOLD, predicted)) == []

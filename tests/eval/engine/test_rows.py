@@ -69,6 +69,33 @@ def test_fetch_gold_rows_gives_their_facts(tmp_path: Path) -> None:
     assert [f.subject.key for f in found] == ["s49", "s3", "s3"]
 
 
+def _ends(fact) -> tuple:
+    return fact.subject, fact.object_entity, fact.object_value
+
+
+@pytest.mark.parametrize("gold", [False, True], ids=["facts", "gold"])
+def test_fetch_ends_reads_the_ends_fetch_reads(tmp_path: Path, gold: bool) -> None:
+    facts = [_fact(i) for i in range(30)]
+    facts[4] = {**facts[4], "object_entity": {"key": "o", "aliases": ["O"]}, "qualifiers": {}}
+    del facts[4]["object_value"]
+    path = tmp_path / "rows.jsonl"
+    lines = ({"doc_id": "d", "fact": f} if gold else f for f in facts)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    source = (load_gold if gold else load_facts)(path).rows
+    asked = [29, 4, 4, 0, 17]
+    whole = source.fetch(asked)
+    lean = rows_module.fetch_ends(source, asked)
+    assert [_ends(f) for f in lean] == [_ends(f) for f in whole]
+    assert not hasattr(lean[0], "predicate")  # the rest of the row is not decoded
+    # rows of rows (a fact citing several documents) and rows held as Facts read the same
+    repeated = rows_module.RepeatedRows(source, np.array([3, 3, 29], dtype=np.int64))
+    assert [_ends(f) for f in rows_module.fetch_ends(repeated, [2, 0])] == [
+        _ends(f) for f in source.fetch([29, 3])
+    ]
+    held = rows_module.ModelRows(whole)
+    assert rows_module.fetch_ends(held, [1, 0]) == [whole[1], whole[0]]
+
+
 @pytest.mark.parametrize("cut", CUTS)
 def test_cut_lines_cuts_each_span_and_ends_it_with_a_break(cut) -> None:
     block = b"abc\ndef\n\nghij"

@@ -68,8 +68,9 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
             return found
         words = EndWords(((g, i, True), (g, i, False), (p, j, True), (p, j, False)))
         gs, go, ps, po = words.parts
-        by_subject = objects_differ & words.share_key(gs, ps)
-        by_object = subjects_differ & words.share_key(go, po)
+        by_subject, by_object = objects_differ.copy(), subjects_differ.copy()
+        by_subject[by_subject] = words.share_key(gs[by_subject], ps[by_subject])
+        by_object[by_object] = words.share_key(go[by_object], po[by_object])
         passes = np.zeros(len(which), dtype=bool)
         passes[by_subject] = words.alike(go[by_subject], po[by_subject])
         rest = by_object & ~passes

@@ -19,7 +19,7 @@ import msgspec
 import numpy as np
 
 from openodke.eval.engine.compiled import native
-from openodke.eval.engine.structs import Reread, RereadGold
+from openodke.eval.engine.structs import Reread, RereadEnds, RereadGold, RereadGoldEnds
 
 __all__ = [
     "FETCH_BLOCK",
@@ -29,6 +29,7 @@ __all__ = [
     "RowSource",
     "cut_lines",
     "fetch_each",
+    "fetch_ends",
     "py_cut_lines",
     "values_of",
 ]
@@ -85,6 +86,16 @@ def values_of(
     return out
 
 
+def fetch_ends(source: RowSource, rows: Sequence[int]) -> list[Any]:
+    """The facts of ``rows`` with their ends (``subject``, ``object_entity``, ``object_value``)
+    at least: a file's rows decode those alone (:meth:`FileRows.fetch`), others whole."""
+    if isinstance(source, RepeatedRows):
+        return fetch_ends(source.base, source.source[np.asarray(rows, dtype=np.int64)].tolist())
+    if isinstance(source, FileRows):
+        return source.fetch(rows, ends=True)
+    return source.fetch(rows)
+
+
 class ModelRows:
     """Rows the caller holds as Facts."""
 
@@ -110,12 +121,16 @@ class FileRows:
         self.offsets = offsets
         self.gold = gold
         self._decode = msgspec.json.Decoder(RereadGold if gold else Reread).decode_lines
+        self._decode_ends = msgspec.json.Decoder(
+            RereadGoldEnds if gold else RereadEnds
+        ).decode_lines
 
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def fetch(self, rows: Sequence[int]) -> list[Any]:
-        """The facts of ``rows``, decoded from the file.
+    def fetch(self, rows: Sequence[int], *, ends: bool = False) -> list[Any]:
+        """The facts of ``rows``, decoded from the file (``ends``: their ends alone,
+        :class:`~openodke.eval.engine.structs.RereadEnds`).
 
         Row ``r``'s bytes run from its offset to the next row's (a line break and any blank
         lines are all that lie between), so the rows wanted are cut out of windows of at most
@@ -133,6 +148,7 @@ class FileRows:
             starts = starts[order]
         stops = self._ends(wanted if order is None else wanted[order])
         decoded: list[Any] = []
+        decode = self._decode_ends if ends else self._decode
         fd = os.open(self.path, os.O_RDONLY)
         try:
             k = 0
@@ -141,9 +157,7 @@ class FileRows:
                 # the rows that end within the window (at least one, however long)
                 stop = max(int(np.searchsorted(stops, base + _WINDOW, side="right")), k + 1)
                 data = os.pread(fd, int(stops[stop - 1]) - base, base)
-                decoded.extend(
-                    self._decode(cut_lines(data, starts[k:stop] - base, stops[k:stop] - base))
-                )
+                decoded.extend(decode(cut_lines(data, starts[k:stop] - base, stops[k:stop] - base)))
                 k = stop
         finally:
             os.close(fd)
