@@ -18,7 +18,9 @@ from openodke.eval.engine.keyhash import LITERAL_NAMES, LITERAL_NODE, NARROW, WI
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.engine.structs import Fact as _Fact
 from openodke.eval.engine.structs import Gold as _Gold
+from openodke.eval.engine.structs import check_rows, py_check_rows, too_deep
 from openodke.eval.engine.structs import scoped as _scoped
+from openodke.safeio.limits import MAX_NESTING
 from openodke.types import Fact, normalise_value
 
 IMPLEMENTATIONS = [pytest.param(keyhash.py_fact_columns, keyhash.py_doc_hashes, id="python")]
@@ -194,3 +196,67 @@ def test_line_starts_finds_the_lines_holding_json(line_starts, lines, crlf, last
     starts = np.zeros(len(expected) + 2, np.int64)
     assert line_starts(block, starts) == len(expected)
     assert starts[: len(expected)].tolist() == expected
+
+
+# -- the row checks the structs' hooks made (DECISIONS 312) -------------------------------------
+
+CHECKS = [pytest.param(py_check_rows, id="python")]
+if keyhash.COMPILED:
+    CHECKS.append(pytest.param(check_rows, id="c"))
+
+_OK = {"subject": {"key": "s"}, "predicate": "p", "object_entity": {"key": "o"}}
+
+
+def _nested(depth: int) -> list:
+    value: list = [1]
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+_DEEP = {"a": _nested(MAX_NESTING)}  # past what the careful reader takes
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize(
+    ("row", "refused"),
+    [
+        (_OK, None),
+        ({**_OK, "object_entity": None, "object_value": 3}, None),
+        ({**_OK, "object_entity": None, "object_value": False}, None),  # falsy, still a value
+        ({**_OK, "object_entity": {"key": "\u00a0o"}}, None),  # a key with letters
+        ({**_OK, "subject": {"key": ""}}, "key is blank"),
+        ({**_OK, "subject": {"key": " \t\u3000"}}, "key is blank"),  # str.strip's whitespace
+        ({**_OK, "object_entity": {"key": "\n"}}, "key is blank"),
+        ({**_OK, "object_value": 1}, "exactly one"),
+        ({**_OK, "object_entity": None}, "exactly one"),
+        ({**_OK, "qualifiers": {"a": [1, [2]]}}, None),
+        ({**_OK, "qualifiers": _DEEP}, "nested too deeply"),
+        ({**_OK, "subject": {"key": "s", "attributes": _DEEP}}, "nested too deeply"),
+        ({**_OK, "object_entity": {"key": "o", "attributes": _DEEP}}, "nested too deeply"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
+def test_check_rows_refuses_what_the_models_refuse(check, row, refused):
+    decoded = _decoded([_OK, row, _OK])
+    if refused is None:
+        check(decoded, too_deep)
+        Fact.model_validate(row)  # the models take it too
+        return
+    with pytest.raises(ValueError, match=refused):
+        check(decoded, too_deep)
+    if refused != "nested too deeply":  # the models refuse it (the careful reader, the depth)
+        with pytest.raises(ValueError):
+            Fact.model_validate(row)
+
+
+@pytest.mark.parametrize("check", CHECKS)
+def test_check_rows_asks_about_nesting_only_for_rows_with_free_form_values(check):
+    asked = []
+    rows = [
+        _OK,
+        {**_OK, "qualifiers": {"q": 1}},
+        {**_OK, "subject": {"key": "s", "attributes": {"a": 1}}},
+    ]
+    check(_decoded(rows), lambda fact: asked.append(fact) or False)
+    assert len(asked) == 2

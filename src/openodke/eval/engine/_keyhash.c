@@ -18,7 +18,7 @@
 
 static PyObject *s_predicate, *s_subject, *s_key, *s_type, *s_polarity, *s_identity_keys,
     *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty, *s_label, *s_aliases,
-    *s_verdict;
+    *s_verdict, *s_qualifiers, *s_attributes;
 
 /* The hashes lately written to a names dict, by their low bits: a row repeating one of them
  * (the same predicate, the same document as the row before) skips the dict. */
@@ -347,6 +347,90 @@ done:
     PyBuffer_Release(&wide);
     PyBuffer_Release(&narrow);
     return result;
+}
+
+/* 1 when a str is empty or only whitespace (what str.strip() leaves empty), else 0. */
+static int blank(PyObject *text) {
+    if (!PyUnicode_Check(text)) return 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i))) return 0;
+    return 1;
+}
+
+/* 1 when a decoded dict holds anything (only then may it nest too deeply), 0, or -1. */
+static int filled(PyObject *owner, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(owner, name);
+    if (value == NULL) return -1;
+    int full = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return full;
+}
+
+/* One decoded row's checks (what the models refuse and msgspec's types cannot say); -1 with a
+   ValueError set when it fails one. */
+static int row_ok(PyObject *fact, PyObject *deep_of) {
+    int err = -1, nested = 0;
+    PyObject *subj = NULL, *skey = NULL, *entity = NULL, *okey = NULL, *value = NULL;
+    if ((subj = PyObject_GetAttr(fact, s_subject)) == NULL) goto done;
+    if ((skey = PyObject_GetAttr(subj, s_key)) == NULL) goto done;
+    if ((entity = PyObject_GetAttr(fact, s_object_entity)) == NULL) goto done;
+    if ((value = PyObject_GetAttr(fact, s_object_value)) == NULL) goto done;
+    if ((entity == Py_None) == (value == Py_None)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "exactly one of object_entity and object_value must be set");
+        goto done;
+    }
+    if (entity != Py_None && (okey = PyObject_GetAttr(entity, s_key)) == NULL) goto done;
+    if (blank(skey) || (okey != NULL && blank(okey))) {
+        PyErr_SetString(PyExc_ValueError, "key is blank");
+        goto done;
+    }
+    int full;
+    if ((full = filled(fact, s_qualifiers)) < 0) goto done;
+    nested |= full;
+    if ((full = filled(subj, s_attributes)) < 0) goto done;
+    nested |= full;
+    if (entity != Py_None) {
+        if ((full = filled(entity, s_attributes)) < 0) goto done;
+        nested |= full;
+    }
+    if (nested) { /* free-form values: deep_of walks them (rare, and in Python) */
+        PyObject *deep = PyObject_CallOneArg(deep_of, fact);
+        if (deep == NULL) goto done;
+        int too = PyObject_IsTrue(deep);
+        Py_DECREF(deep);
+        if (too < 0) goto done;
+        if (too) {
+            PyErr_SetString(PyExc_ValueError, "free-form values nested too deeply");
+            goto done;
+        }
+    }
+    err = 0;
+done:
+    Py_XDECREF(subj);
+    Py_XDECREF(skey);
+    Py_XDECREF(entity);
+    Py_XDECREF(okey);
+    Py_XDECREF(value);
+    return err;
+}
+
+PyDoc_STRVAR(check_rows_doc,
+             "check_rows(facts, deep_of)\n\n"
+             "Raise ValueError at the first decoded fact the models would refuse: a blank "
+             "entity key, both or neither of object_entity and object_value, or (deep_of(fact) "
+             "true, asked only when it has qualifiers or attributes) values nested too deeply.");
+
+static PyObject *check_rows(PyObject *self, PyObject *args) {
+    PyObject *facts, *deep_of;
+    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &facts, &deep_of)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(facts);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (row_ok(PyList_GET_ITEM(facts, i), deep_of) < 0) return NULL;
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(doc_hashes_doc,
@@ -790,6 +874,7 @@ done:
 static PyMethodDef methods[] = {
     {"line_starts", line_starts, METH_VARARGS, line_starts_doc},
     {"fact_columns", fact_columns, METH_VARARGS, fact_columns_doc},
+    {"check_rows", check_rows, METH_VARARGS, check_rows_doc},
     {"doc_hashes", doc_hashes, METH_VARARGS, doc_hashes_doc},
     {"cut_lines", cut_lines, METH_VARARGS, cut_lines_doc},
     {"end_keys", end_keys, METH_VARARGS, end_keys_doc},
@@ -817,6 +902,8 @@ PyMODINIT_FUNC PyInit__keyhash(void) {
     INTERN(s_label, "label");
     INTERN(s_aliases, "aliases");
     INTERN(s_verdict, "verdict");
+    INTERN(s_qualifiers, "qualifiers");
+    INTERN(s_attributes, "attributes");
 #undef INTERN
     return PyModule_Create(&module);
 }

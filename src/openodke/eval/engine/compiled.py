@@ -8,7 +8,15 @@ from types import ModuleType
 
 __all__ = ["NEEDED", "engine_line", "native"]
 
-NEEDED = ("line_starts", "fact_columns", "doc_hashes", "cut_lines", "end_keys", "within")
+NEEDED = (
+    "line_starts",
+    "fact_columns",
+    "check_rows",
+    "doc_hashes",
+    "cut_lines",
+    "end_keys",
+    "within",
+)
 """Every function the Python side calls in ``_keyhash``. An extension built from an older source
 (an editable install not rebuilt after the C file changed) lacks some: it is not used at all,
 rather than failing on the first call to a missing one."""

@@ -43,6 +43,7 @@ from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
 from openodke.eval.engine.structs import Gold as GoldStruct
+from openodke.eval.engine.structs import check_rows, too_deep
 from openodke.safeio import max_line_bytes, open_regular
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
@@ -125,6 +126,8 @@ _CHECKS: FactChecks | None = None
 _TEXTS: TextAnswers | None = None
 _SHARED: dict[bool, SharedParts] | None = None  # each file's parts' memory, by "is it gold"
 _PartOut = tuple[PartNames, dict[str, np.ndarray] | None]
+# In a worker: the documents it has named to the parent, per file ("is it gold").
+_NAMED: dict[bool, set[int]] = {True: set(), False: set()}
 
 
 def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _PartOut:
@@ -150,6 +153,7 @@ def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _Pa
                 facts, docs = [g.fact for g in rows], gold_column(rows, names)
             else:
                 facts, docs = rows, cited_block(rows, names)
+            check_rows(facts, too_deep)
             columns = FactColumns.build(facts, docs, _PENDING, predicates, types)
             if checks is not None:
                 columns.flags = checks.flags(rows, docs)
@@ -163,7 +167,15 @@ def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _Pa
             part.add(columns, start + _starts(block, len(rows)))
     if not part.names.rows:
         raise ValueError("no rows")  # the pydantic reader says what is wrong
-    return part.names, None if shared is not None else part.written()
+    if shared is None:
+        return part.names, part.written()
+    # A worker names each document once per file: the parent joins the parts' names in file
+    # order and a worker reads its parts in that order, so one it named before is already
+    # there, ahead of this part's (the joined names, and their order, are the same).
+    named = _NAMED[gold]
+    part.names.docs = {h: name for h, name in part.names.docs.items() if h not in named}
+    named.update(part.names.docs)
+    return part.names, None
 
 
 def _joined(path: Path, names: PartNames, arrays: dict[str, np.ndarray], gold: bool) -> FactColumns:
