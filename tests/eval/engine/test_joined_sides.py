@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import openodke.eval.engine.fastload as fastload
 import openodke.eval.stages.extract as extract
 from openodke.eval.engine.fastload import load_both, load_facts, load_gold
 from openodke.eval.engine.joins import distinct, distinct_mixed, mix
@@ -159,3 +160,42 @@ def test_the_parallel_reader_lays_both_sides_key_columns_end_to_end(tmp_path: Pa
     alone = load_gold(gold_path)  # the same values as a file read alone
     assert np.array_equal(gold.keys.subject_rest, alone.keys.subject_rest)
     assert gold.subject_node is gold.keys.subject_name
+
+
+def test_documents_named_once_per_worker_join_in_file_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gold_path, said_path = _files(tmp_path)  # every part cites documents of the others
+    monkeypatch.setattr(fastload, "PARALLEL_BYTES", 8 << 10)  # parts of a kilobyte and more
+    assert fastload._shares(gold_path, 2) == 4
+    gold, said = load_both(gold_path, said_path, workers=2)
+    for loaded, alone in ((gold, load_gold(gold_path)), (said, load_facts(said_path))):
+        assert list(loaded.docs.names.items()) == list(alone.docs.names.items())
+        assert np.array_equal(loaded.docs.hashes, alone.docs.hashes)
+
+
+@pytest.mark.parametrize("refused", ["gold", "facts", "both"])
+def test_a_file_the_careful_reader_takes_leaves_the_other_as_read_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: str
+) -> None:
+    gold_path, said_path = _files(tmp_path, 300)
+    # a line only pydantic reads: an int field written as a string
+    coerced = {"subject": {"key": "Person:x"}, "predicate": "born", "object_value": 1}
+    coerced["support"] = "2"
+    if refused in ("gold", "both"):
+        with gold_path.open("a") as g:
+            g.write(json.dumps({"doc_id": "d0", "fact": coerced}) + "\n")
+    if refused in ("facts", "both"):
+        with said_path.open("a") as p:
+            p.write(json.dumps(coerced) + "\n")
+    careful: list[bool] = []
+    slow = fastload._slow
+    monkeypatch.setattr(
+        fastload, "_slow", lambda path, gold: careful.append(gold) or slow(path, gold)
+    )
+    gold, said = load_both(gold_path, said_path, workers=2)
+    assert careful == {"gold": [True], "facts": [False], "both": [True, False]}[refused]
+    for loaded, alone in ((gold, load_gold(gold_path)), (said, load_facts(said_path))):
+        assert len(loaded) == len(alone)
+        for name in KEY_ARRAYS:
+            assert np.array_equal(getattr(loaded.keys, name), getattr(alone.keys, name)), name

@@ -126,6 +126,8 @@ _CHECKS: FactChecks | None = None
 _TEXTS: TextAnswers | None = None
 _SHARED: dict[bool, SharedParts] | None = None  # each file's parts' memory, by "is it gold"
 _PartOut = tuple[PartNames, dict[str, np.ndarray] | None]
+# In a worker: the documents it has named to the parent, per file ("is it gold").
+_NAMED: dict[bool, set[int]] = {True: set(), False: set()}
 
 
 def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _PartOut:
@@ -165,7 +167,15 @@ def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _Pa
             part.add(columns, start + _starts(block, len(rows)))
     if not part.names.rows:
         raise ValueError("no rows")  # the pydantic reader says what is wrong
-    return part.names, None if shared is not None else part.written()
+    if shared is None:
+        return part.names, part.written()
+    # A worker names each document once per file: the parent joins the parts' names in file
+    # order and a worker reads its parts in that order, so one it named before is already
+    # there, ahead of this part's (the joined names, and their order, are the same).
+    named = _NAMED[gold]
+    part.names.docs = {h: name for h, name in part.names.docs.items() if h not in named}
+    named.update(part.names.docs)
+    return part.names, None
 
 
 def _joined(path: Path, names: PartNames, arrays: dict[str, np.ndarray], gold: bool) -> FactColumns:

@@ -276,6 +276,8 @@ def gather_end_to_end(
     order given), each file's ``arrays`` given a view of its own rows: matching's table of
     every row of both sides is then these arrays (:func:`~openodke.eval.engine.key_table.
     end_to_end`), never a copy of them (DECISIONS 303)."""
+    if not files:
+        return  # both files went to the careful reader
     totals = [sum(rows) for _, rows, _ in files]
     for name in only:
         joint = np.empty(sum(totals), files[0][0].dtype(name))
