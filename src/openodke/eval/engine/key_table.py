@@ -270,8 +270,17 @@ class KeyTable:
     def predicate_ids(self) -> tuple[np.ndarray, list[str]]:
         """Each row's predicate as an index into the returned names."""
         distinct = np.unique(self.predicate)  # few: looking rows up beats sorting them
-        ids = search(distinct, self.predicate)
-        return ids.astype(np.int64), [self.predicates[h] for h in distinct.tolist()]
+        if len(distinct) > _FEW:
+            ids = search(distinct, self.predicate).astype(np.int64)
+        else:  # a pass per predicate over the rows, cheaper than sorting them for a search
+            ids = np.zeros(len(self.predicate), dtype=np.int64)
+            for k, h in enumerate(distinct[1:].tolist(), start=1):
+                ids[self.predicate == h] = k
+        return ids, [self.predicates[h] for h in distinct.tolist()]
+
+
+_FEW = 16
+"""Up to this many predicates, :meth:`KeyTable.predicate_ids` compares instead of searching."""
 
 
 def end_to_end(arrays: Sequence[np.ndarray]) -> np.ndarray:
