@@ -156,3 +156,27 @@ def test_an_untyped_object_named_like_a_gold_literal_is_that_literal(value):
     assert score_facts(gold, [said]).matching.counts()["tp"] == 1
     typed = said.model_copy(update={"object_entity": Entity(key="1998", type="Year")})
     assert score_facts(gold, [typed]).matching.counts()["tp"] == 0  # a declared entity
+
+
+@settings(max_examples=120, deadline=None)
+@given(gold=facts, extra=facts, seed=st.integers(0, 2**32 - 1))
+def test_untyped_gold_resolves_as_the_general_rule_does(gold, extra, seed):
+    """All-untyped gold takes the short way (no gold type to give: only typed prediction ends
+    change, DECISIONS 313); its counts are those of the general rule it skips."""
+    from openodke.eval.engine.identity import Aligner
+
+    rng = random.Random(seed)
+    untyped = [(d, s, "Thing", p, o, "Thing") for d, s, _, p, o, _ in gold]
+    predicted = [
+        (d, s, st_ if rng.random() < 0.5 else "Thing", p, o, ot if rng.random() < 0.5 else "Thing")
+        for d, s, st_, p, o, ot in [*gold[: rng.randrange(len(gold) + 1)], *extra]
+    ]
+    forms = lambda n: [(rng.randrange(6), rng.randrange(6)) for _ in range(n)]  # noqa: E731
+    g_forms, p_forms = forms(len(untyped)), forms(len(predicted))
+    short = _counts(untyped, predicted, g_forms, p_forms)
+    general = Aligner._gold_has_types
+    try:
+        Aligner._gold_has_types = property(lambda self: True)  # type: ignore[assignment]
+        assert _counts(untyped, predicted, g_forms, p_forms) == short
+    finally:
+        Aligner._gold_has_types = general

@@ -210,3 +210,27 @@ def test_scored_documents_reads_ids_as_the_matching_did():
     again = scored_documents(DocColumn.of_cited(cited), m.doc_ids)
     assert again.tolist() == [0, 1, -2, -1, 1, 2]
     assert np.array_equal(np.where(again == -2, -1, again), m.pred_doc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(predicates=st.lists(st.sampled_from([f"p{k}" for k in range(40)]), min_size=1, max_size=60))
+def test_predicate_ids_compare_or_search_alike(predicates):
+    """A few predicates are told apart by a pass each, many by a search: the same ids."""
+    from openodke.eval.engine import key_table
+    from openodke.eval.stages.extract import score_facts
+    from openodke.eval.stages.labels import GoldFact
+    from openodke.types import Entity, Fact
+
+    def fact(p: str) -> Fact:
+        return Fact(subject=Entity(key="s"), predicate=p, object_entity=Entity(key="o"))
+
+    rows = score_facts([GoldFact(doc_id="d", fact=fact(p)) for p in predicates], []).matching.rows
+    ids, names = rows.predicate_ids()
+    assert [names[i] for i in ids.tolist()] == predicates
+    few = key_table._FEW
+    try:
+        key_table._FEW = 0 if len(names) <= few else 10**6  # the other way
+        again, names_again = rows.predicate_ids()
+    finally:
+        key_table._FEW = few
+    assert names_again == names and again.tolist() == ids.tolist()

@@ -18,10 +18,10 @@ import numpy as np
 from openodke.eval.diagnosis.index import Live, lookup_form
 from openodke.eval.diagnosis.models import RECALL_BUCKETS
 from openodke.eval.diagnosis.view import DiagnosisView
-from openodke.eval.engine.joins import member, mix, search
+from openodke.eval.engine.joins import Keep, Lookup, first_of_each, member, mix, search
 from openodke.eval.engine.matching import DUPLICATE, HIT
 
-__all__ = ["Placed", "Rules", "place"]
+__all__ = ["Placed", "Rules", "first_and_kept", "place"]
 
 CONFIRMED = -2
 """The nearest "prediction" of a surface-form miss a judge said is the same fact."""
@@ -76,6 +76,27 @@ def _found(codes: np.ndarray, table: tuple[np.ndarray, np.ndarray]) -> np.ndarra
     return np.where(hit, rows[at] if len(keys) else -1, -1)
 
 
+def first_and_kept(
+    lookup: Lookup, here: np.ndarray, uncited: np.ndarray | None, keep: Keep
+) -> tuple[np.ndarray, np.ndarray]:
+    """``lookup.first_here_or_uncited`` of the same queries without and with ``keep``: where
+    nothing is uncited, both from one search of the queries' rows."""
+    if uncited is not None:
+        return (
+            lookup.first_here_or_uncited(here, uncited),
+            lookup.first_here_or_uncited(here, uncited, keep),
+        )
+    which, rows = lookup.pairs(here)
+    out = []
+    for kept in (None, keep(which, rows)):
+        found = np.full(len(here), -1, dtype=np.int64)
+        w, r = (which, rows) if kept is None else (which[kept], rows[kept])
+        starts = first_of_each(w)
+        found[w[starts]] = r[starts]
+        out.append(found)
+    return out[0], out[1]
+
+
 def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
     """Put every miss in its bucket (see the module docstring)."""
     m, g, p = view.score.matching, view.gold, view.predicted
@@ -109,9 +130,9 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
         missing = caught < 0
         caught[missing] = _found(mix(np.full(int(missing.sum()), -1), key[missing]), rules.refused)
         land("refused", caught >= 0, caught)
-    same_way = live.pair.first_here_or_uncited(mix(d, s, o), live.uncited_codes(s, o))
     p_pred, hit = p.keys.predicate, live.hit
-    wrong = live.pair.first_here_or_uncited(
+    same_way, wrong = first_and_kept(
+        live.pair,
         mix(d, s, o),
         live.uncited_codes(s, o),
         lambda q, j: ~hit[j] & (p_pred[j] != predicate[q]),

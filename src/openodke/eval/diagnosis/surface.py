@@ -62,8 +62,9 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
         objects_differ = p.object_node[j] != g.object_node[i]
         subjects_differ = p.subject_node[j] != g.subject_node[i]
         keep = objects_differ | subjects_differ
-        which, i, j = which[keep], i[keep], j[keep]
-        objects_differ, subjects_differ = objects_differ[keep], subjects_differ[keep]
+        if not keep.all():
+            which, i, j = which[keep], i[keep], j[keep]
+            objects_differ, subjects_differ = objects_differ[keep], subjects_differ[keep]
         if not len(which):
             return found
         words = EndWords(((g, i, True), (g, i, False), (p, j, True), (p, j, False)))

@@ -208,6 +208,7 @@ class EndWords:
                 flags.append(flag)
         key_hash, shared_bytes = b"".join(key_hashes), b"".join(flags)
         self.keys: list[str] = keys
+        self._key_array: np.ndarray | None = None
         self.key_hash = np.frombuffer(key_hash, dtype=np.int64)
         self.count = np.empty(len(proc), dtype=np.int64)
         self.count[proc] = count
@@ -279,8 +280,10 @@ class EndWords:
             return out
         x = self.start[ua][pair] + t // cb[pair]
         y = self.start[ub][pair] + t % cb[pair]
-        xs = list(map(self.keys.__getitem__, x.tolist()))
-        ys = list(map(self.keys.__getitem__, y.tolist()))
+        if self._key_array is None:  # the keys as an array: gathered in C, not by a map
+            self._key_array = np.empty(len(self.keys), dtype=object)
+            self._key_array[:] = self.keys
+        xs, ys = self._key_array[x].tolist(), self._key_array[y].tolist()
         near = cpdist(xs, ys, scorer=fuzz.ratio, score_cutoff=ALIKE, workers=1) > 0
         inside = np.zeros(len(xs), dtype=np.int8)
         within(xs, ys, inside)

@@ -510,6 +510,15 @@ class Aligner:
         )
 
     @cached_property
+    def _gold_has_types(self) -> bool:
+        """Whether any gold end has a type: when none has, no prediction end can take one from
+        the gold, and only typed prediction ends can change (they drop theirs)."""
+        g = self.gold_keys
+        return bool(
+            np.any(g.subject_type != UNTYPED) or np.any(g.object_type[~g.literal] != UNTYPED)
+        )
+
+    @cached_property
     def _one_types(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         docs, names, kinds = self._ends()
         return _one_type(mix(docs, names), kinds), _one_type(names, kinds)
@@ -583,7 +592,12 @@ class Aligner:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
         # Only untyped ends can change, and typed ones only where the gold has untyped entities.
-        ask = entity if self._gold_untyped else entity & (kinds == UNTYPED)
+        if (
+            not self._gold_has_types
+        ):  # the gold's one type is always "untyped": only typed ends change
+            ask = entity & (kinds != UNTYPED)
+        else:
+            ask = entity if self._gold_untyped else entity & (kinds == UNTYPED)
         rows = np.flatnonzero(ask)
         if not len(rows):
             return kinds  # unchanged: the column itself, so both sides' lie end to end still
@@ -606,6 +620,8 @@ class Aligner:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Ends still untyped (a name the gold gives two types) take the type the gold gives that
         end of the same fact (document, predicate, both names)."""
+        if not self._gold_has_types:
+            return s_type, o_type  # no gold end has a type to give
         s_rows = np.flatnonzero(s_type == UNTYPED)
         o_rows = np.flatnonzero((o_type == UNTYPED) & ~table.literal)
         if not len(s_rows) and not len(o_rows):
