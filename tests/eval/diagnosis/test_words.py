@@ -21,7 +21,7 @@ from openodke.types import Entity, Evidence, Fact
 TEXTS = ["ada", "Ada ", "ADA", "  ", "", "é", "Zoë", "x y", "a:", ":b", "Person", "person",
          "Person:ada", "Person:Ada", "person : ADA", "Thing:\x1cQ", "x\t\n y", "ß  Straße", "İ",
          "Acme Inc.", "acme inc.", "acme", "Acme_Widgets-12", "!!!", "a:b:c", "O12 Inc", "o12",
-         "Person:  ", "Long Name " * 30]  # fmt: skip
+         "Person:  ", "Long Name " * 30, "O13 inc", "ada`", "Ada@", "ADB"]  # fmt: skip
 text = st.sampled_from(TEXTS)
 entity = st.builds(
     lambda key, kind, label, aliases: {
@@ -82,6 +82,32 @@ def test_end_keys_key_every_end_as_the_row_by_row_code(end_keys, rows, data) -> 
             name_keys(end)
         )
         at += count
+
+
+# A label and a key that read alike up to letter case have one key (the C code does not make
+# the second); one character apart, two.
+@pytest.mark.parametrize(
+    ("label", "key", "keys"),
+    [
+        ("Acme Widgets 12", "acme widgets 12", ["acme widgets 12"]),
+        ("ACME", "acme", ["acme"]),
+        ("Acme 12", "acme 13", ["acme 12", "acme 13"]),
+        ("acme 12", "acme 13", ["acme 12", "acme 13"]),
+        ("Ada@", "ada`", ["ada"]),  # other characters are spaces: one key
+        ("Ada", "adb", ["ada", "adb"]),
+        ("Ab", "ab c", ["ab", "ab c"]),
+    ],
+)
+@pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
+def test_end_keys_of_a_label_and_its_key(end_keys, label, key, keys) -> None:
+    facts = _structs(
+        [{"subject": {"key": key, "label": label}, "predicate": "p", "object_value": 1}]
+    )
+    counts = np.zeros(1, np.int64)
+    got, _, _ = end_keys(
+        facts, np.array([0]), np.array([1], np.int8), words._named, name_key, counts
+    )
+    assert got == keys
 
 
 @pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)

@@ -703,6 +703,24 @@ static PyObject *ascii_key(PyObject *name) {
     return key;
 }
 
+/* Does an earlier ASCII name of names[0:r] read as names[r] (ASCII) up to letter case? Its
+ * key is then the same (ascii_key lower-cases letters): already kept once, or empty. A label
+ * and its case-folded key are the usual pair: the second key need not be made. */
+static int same_as_earlier(PyObject *names, Py_ssize_t r) {
+    PyObject *name = PyList_GET_ITEM(names, r);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(name);
+    const unsigned char *s = PyUnicode_1BYTE_DATA(name);
+    for (Py_ssize_t q = 0; q < r; q++) {
+        PyObject *other = PyList_GET_ITEM(names, q);
+        if (!ascii_str(other) || PyUnicode_GET_LENGTH(other) != n) continue;
+        const unsigned char *t = PyUnicode_1BYTE_DATA(other);
+        Py_ssize_t k = 0;
+        while (k < n && ascii_lower(s[k]) == ascii_lower(t[k])) k++;
+        if (k == n) return 1;
+    }
+    return 0;
+}
+
 /* A growing array of fixed-width items, handed back as bytes. */
 typedef struct {
     char *data;
@@ -765,6 +783,7 @@ static PyObject *end_keys(PyObject *self, PyObject *args) {
         int64_t count = 0;
         for (Py_ssize_t r = 0; r < PyList_GET_SIZE(names); r++) {
             PyObject *name = PyList_GET_ITEM(names, r);
+            if (r > 0 && ascii_str(name) && same_as_earlier(names, r)) continue;
             PyObject *key = ascii_str(name) ? ascii_key(name)
                                             : PyObject_CallOneArg(key_fallback, name);
             if (key == NULL) goto fail;
