@@ -18,7 +18,7 @@ import openodke.eval.stages.extract as extract
 from openodke.eval.engine.fastload import load_both, load_facts, load_gold
 from openodke.eval.engine.identity import _GOLD_WIDE
 from openodke.eval.engine.joins import distinct, distinct_mixed, mix
-from openodke.eval.engine.key_table import end_to_end
+from openodke.eval.engine.key_table import _MIX, end_to_end
 
 KEY_ARRAYS = (
     "subject_rest",
@@ -221,3 +221,14 @@ def test_an_aligner_that_let_go_aligns_again_to_the_same_keys(tmp_path: Path) ->
     assert "_one_types" in vars(aligner)
     for name in KEY_ARRAYS:
         assert np.array_equal(getattr(again, name), getattr(score.predicted.keys, name)), name
+
+
+def test_matching_keeps_the_key_and_lets_the_groups_go(tmp_path: Path) -> None:
+    gold_path, said_path = _files(tmp_path)
+    score = extract.score_keys(load_gold(gold_path), load_facts(said_path))
+    rows = score.matching.rows
+    for table in (rows, score.gold.keys, score.predicted.keys):  # type: ignore[union-attr]
+        assert "key" in vars(table)
+        assert not {"subject", "object"} & set(vars(table))
+    key = rows.key
+    assert np.array_equal(rows.subject * _MIX + rows.object, key)  # worked out again, the same
