@@ -230,6 +230,9 @@ def match_keys(
         mask[u_first] = True
         near.run(any_doc=True, only=mask)
     documents = doc_ids.names
+    for table in (rows, g_table, p_table):  # paired: the groups are read no more, the key is
+        for name in ("subject", "object"):  # (two columns of every row, DECISIONS 300;
+            table.__dict__.pop(name, None)  # worked out again if asked)
     return Matching(
         g_status, g_partner, g_doc, p_status, p_partner, p_doc, documents, rows, doc_ids, joined
     )

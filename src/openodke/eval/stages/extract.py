@@ -310,6 +310,7 @@ def score_keys(
             join_sides(gold.keys, again, [*held, predicted, again])
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
             _held_once(((given, gold), (raw, predicted)))
+    aligner.let_go()  # scored: what it worked out from every gold row is not held on
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 
