@@ -149,8 +149,11 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
         surface = np.full(len(rows), -1, dtype=np.int64)
         surface[open_] = rules.surface(rows[open_])
         land("surface_form", surface >= 0, surface)
-    apart = live.triple.first_here_or_uncited(
-        mix(d, s, predicate, o), live.uncited_codes(s, predicate, o)
+    # the rules below are asked only of the misses still open (land() leaves the rest)
+    at = np.flatnonzero(bucket < 0)
+    apart = np.full(len(rows), -1, dtype=np.int64)
+    apart[at] = live.triple.first_here_or_uncited(
+        mix(d[at], s[at], predicate[at], o[at]), live.uncited_codes(s[at], predicate[at], o[at])
     )
     land("scored_apart", apart >= 0, apart)
     land("linked_other", same_way >= 0, same_way)
@@ -158,7 +161,10 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
         land("cross_sentence", rules.cross[rows] == 1)
     if rules.long_document is not None:
         land("saturation", rules.long_document[d])
-    both = live.has_node(d, s) & live.has_node(d, o)
+    at = np.flatnonzero(bucket < 0)
+    both = np.zeros(len(rows), dtype=bool)
+    if len(at):  # (the lookup of every prediction's ends is built when first asked)
+        both[at] = live.has_node(d[at], s[at]) & live.has_node(d[at], o[at])
     land("not_linked", both)
     land("entity_missing", np.ones(len(rows), dtype=bool))
     return Placed(rows, bucket, near, knobs)
