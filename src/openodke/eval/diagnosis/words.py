@@ -214,19 +214,17 @@ class EndWords:
         self.count[proc] = count
         self.start = np.empty(len(proc), dtype=np.int64)
         self.start[proc] = _starts(count)
-        self.owner = np.repeat(proc, count)
         # "Share a key" reads names.name_keys: a short-way end's is its label's (its first
         # name) alone, none when the label is blank.
         shared = np.frombuffer(shared_bytes, dtype=np.int8).view(bool)
         self._share_hash = self.key_hash[shared]  # grouped by end, as the keys are
-        share_count = np.bincount(
-            np.repeat(np.arange(len(proc)), count)[shared], minlength=len(proc)
-        )
-        self._share_count = np.empty(len(proc), dtype=np.int64)
-        self._share_count[proc] = share_count
+        share_owner = np.repeat(proc, count)[shared]
+        share_count = np.bincount(share_owner, minlength=len(proc))
+        self._share_count = share_count
         self._share_start = np.empty(len(proc), dtype=np.int64)
-        self._share_start[proc] = _starts(share_count)
-        self._share = np.sort(mix(self.owner[shared], self._share_hash))
+        self._share_start[proc] = _starts(share_count[proc])
+        self._share_owner = share_owner
+        self._share: np.ndarray | None = None  # sorted (end, key) codes, when first needed
 
     def index(self, hashes: np.ndarray) -> np.ndarray:
         """The end each names hash stands for (every one was asked about)."""
@@ -242,11 +240,23 @@ class EndWords:
         out &= same
         two = np.flatnonzero(~same)
         a, b = a[two], b[two]
+        # one key each (most ends): the two keys compared by their hashes, no search
+        single = (self._share_count[a] == 1) & (self._share_count[b] == 1)
+        one = np.flatnonzero(single)
+        key_a = self._share_hash[self._share_start[a[one]]]
+        out[two[one]] = key_a == self._share_hash[self._share_start[b[one]]]
+        more = np.flatnonzero(~single)
+        if not len(more):
+            return out
+        two, a, b = two[more], a[more], b[more]
+        if self._share is None:
+            self._share = np.sort(mix(self._share_owner, self._share_hash))
+        share = self._share
         pair, at = _expand(self._share_start[b], self._share_count[b])
         codes = mix(a[pair], self._share_hash[at])
-        spot = search(self._share, codes)
-        spot[spot == len(self._share)] = 0
-        hit = self._share[spot] == codes if len(self._share) else np.zeros(len(codes), bool)
+        spot = search(share, codes)
+        spot[spot == len(share)] = 0
+        hit = share[spot] == codes if len(share) else np.zeros(len(codes), bool)
         out[two[pair[hit]]] = True
         return out
 
@@ -275,11 +285,14 @@ class EndWords:
         at = order[first]
         ua, ub = a[at], b[at]
         ca, cb = self.count[ua], self.count[ub]
-        pair, t = _expand(np.zeros(len(ua), np.int64), ca * cb)
-        if not len(pair):
-            return out
-        x = self.start[ua][pair] + t // cb[pair]
-        y = self.start[ub][pair] + t % cb[pair]
+        if np.all(ca == 1) and np.all(cb == 1):  # one key each (most ends): one comparison
+            pair, x, y = np.arange(len(ua)), self.start[ua], self.start[ub]
+        else:
+            pair, t = _expand(np.zeros(len(ua), np.int64), ca * cb)
+            if not len(pair):
+                return out
+            x = self.start[ua][pair] + t // cb[pair]
+            y = self.start[ub][pair] + t % cb[pair]
         if self._key_array is None:  # the keys as an array: gathered in C, not by a map
             self._key_array = np.empty(len(self.keys), dtype=object)
             self._key_array[:] = self.keys

@@ -127,8 +127,11 @@ def near_misses(
 ) -> NearMisses:
     """The near misses of a matching (``gold`` and ``predicted`` with the keys it matched)."""
     m = matching
-    free_gold = np.isin(m.gold_status, (MISSING, WRONG_VALUE, WRONG_ENTITY))
-    free_pred = np.isin(m.pred_status, (SPURIOUS, WRONG_VALUE, WRONG_ENTITY))
+    # (np.isin sorts; three comparisons of the int8 statuses are ~8x faster)
+    free_gold = m.gold_status == MISSING
+    free_gold |= (m.gold_status == WRONG_VALUE) | (m.gold_status == WRONG_ENTITY)
+    free_pred = m.pred_status == SPURIOUS
+    free_pred |= (m.pred_status == WRONG_VALUE) | (m.pred_status == WRONG_ENTITY)
     found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     empty = np.empty(0, dtype=np.int64)
 
