@@ -215,6 +215,36 @@ def test_ctrl_c_at_any_moment_of_start_up_exits_130_without_a_traceback(items):
     assert 130 in codes or -signal.SIGINT in codes
 
 
+AFTER = """
+import os, signal, sys, time
+from openodke.cli import entry
+sys.argv = ["odke", "eval", "compare", sys.argv[1], sys.argv[2]]
+try:
+    entry()
+except SystemExit:
+    pass
+os.kill(os.getpid(), signal.SIG{name})  # the interpreter is about to shut down
+time.sleep(10)
+print("not stopped")
+"""
+
+
+@pytest.mark.parametrize(("name", "code"), [("INT", 130), ("TERM", 143), ("HUP", 129)])
+def test_a_signal_after_the_command_ends_it_without_a_traceback(items, name, code):
+    """A Ctrl-C that lands after the command returned (joining threads at exit) printed a
+    KeyboardInterrupt traceback from threading._shutdown (seen under load): the command's
+    output stands, and the process ends at once with 128 + the signal."""
+    a, b = items
+    done = subprocess.run(
+        [sys.executable, "-c", AFTER.replace("{name}", name), str(a), str(b)],
+        capture_output=True, text=True, timeout=60, check=False, cwd=a.parent,
+    )  # fmt: skip
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "not stopped" not in done.stdout
+    assert "difference" in done.stdout  # what the command printed was flushed before
+
+
 SLOW = """
 import os, pathlib, subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])

@@ -28,6 +28,10 @@ def entry(argv: list[str] | None = None) -> None:
         _start(args, argv)
     finally:
         gc.set_threshold(*before)
+        if argv is None:  # the console script: nothing of the caller's runs after this
+            from openodke.cli import signals
+
+            signals.after_the_command()
 
 
 _THRESHOLDS = (20_000, 50, 1_000)

@@ -19,7 +19,7 @@ from types import FrameType
 
 from openodke.errors import Terminated
 
-__all__ = ["HANDLED", "handled", "received"]
+__all__ = ["HANDLED", "after_the_command", "handled", "received"]
 
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """The signals that end a run."""
@@ -80,3 +80,20 @@ def handled() -> Iterator[None]:
         _deferred.clear()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def _exit_now(signum: int, frame: FrameType | None) -> None:
+    os._exit(128 + signum)
+
+
+def after_the_command() -> None:
+    """From here to the process's end (the interpreter shutting down: atexit, joining threads),
+    SIGINT, SIGTERM and SIGHUP end it at once with 128 + the signal's number. The command is
+    over and its output flushed; left to Python's default, a Ctrl-C there printed a
+    KeyboardInterrupt traceback from ``threading._shutdown``. A signal the caller ignores
+    stays ignored; only the main thread may set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in HANDLED:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            signal.signal(sig, _exit_now)
