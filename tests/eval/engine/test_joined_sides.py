@@ -18,18 +18,9 @@ import openodke.eval.stages.extract as extract
 from openodke.eval.engine.fastload import load_both, load_facts, load_gold
 from openodke.eval.engine.identity import _GOLD_WIDE
 from openodke.eval.engine.joins import distinct, distinct_mixed, mix
-from openodke.eval.engine.key_table import _MIX, end_to_end
+from openodke.eval.engine.key_table import _ARRAYS, _MIX, end_to_end
 
-KEY_ARRAYS = (
-    "subject_rest",
-    "object_rest",
-    "subject_name",
-    "object_name",
-    "subject_type",
-    "object_type",
-    "literal",
-    "predicate",
-)
+KEY_ARRAYS = _ARRAYS  # the key table's own columns
 
 ROWS = 20_000
 
