@@ -18,3 +18,13 @@ def goldens() -> dict[str, dict]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_diagnosis_and_fixes_equal_the_goldens(goldens, seed: int) -> None:
     assert json.loads(json.dumps(outcome(seed))) == goldens[str(seed)]
+
+
+@pytest.mark.parametrize("seed", SEEDS[:16])
+def test_the_surface_rule_in_blocks_of_misses_says_the_same(
+    goldens, seed: int, monkeypatch
+) -> None:
+    """The surface-form rule holds the words of a block of misses at a time (DECISIONS 316):
+    blocks of two misses give every corpus's goldens too."""
+    monkeypatch.setattr("openodke.eval.diagnosis.surface.BLOCK", 2)
+    assert json.loads(json.dumps(outcome(seed))) == goldens[str(seed)]

@@ -21,7 +21,12 @@ from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.diagnosis.words import ALIKE, EndWords
 from openodke.eval.engine.joins import mix
 
-__all__ = ["ALIKE", "alike", "surface_rule"]
+__all__ = ["ALIKE", "BLOCK", "alike", "surface_rule"]
+
+BLOCK = 1 << 16
+"""Misses whose candidates' words are read and held at once: a miss's nearest depends on its
+own candidates alone, so blocks give the same answers, and the words of a million rows' ends
+(a string per name key) are never held together (DECISIONS 316)."""
 
 
 def alike(a: Iterable[str], b: Iterable[str]) -> bool:
@@ -51,6 +56,12 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
     m, g, p = view.score.matching, view.gold, view.predicted
 
     def rule(misses: np.ndarray) -> np.ndarray:
+        found = np.empty(len(misses), dtype=np.int64)
+        for start in range(0, len(misses), BLOCK):  # each block's words held, then let go
+            found[start : start + BLOCK] = nearest(misses[start : start + BLOCK])
+        return found
+
+    def nearest(misses: np.ndarray) -> np.ndarray:
         found = np.full(len(misses), -1, dtype=np.int64)
         predicate = g.keys.predicate[misses]
         polarity = g.polarity[misses].astype(np.int64)

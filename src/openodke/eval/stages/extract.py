@@ -296,6 +296,7 @@ def score_keys(
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
+    aligner.let_go()  # aligned: its gold-wide tables are not held through matching (316)
     held = _holders(given, gold, raw, predicted, aligner)
     join_sides(gold.keys, predicted.keys, held)  # matching's table of every row, not a copy
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
