@@ -8,7 +8,7 @@ import shutil
 import msgspec
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from openodke.eval.engine import keyhash
@@ -18,7 +18,7 @@ from openodke.eval.engine.keyhash import LITERAL_NAMES, LITERAL_NODE, NARROW, WI
 from openodke.eval.engine.matching import fact_key
 from openodke.eval.engine.structs import Fact as _Fact
 from openodke.eval.engine.structs import Gold as _Gold
-from openodke.eval.engine.structs import check_rows, py_check_rows, too_deep
+from openodke.eval.engine.structs import check_rows, py_check_rows
 from openodke.eval.engine.structs import scoped as _scoped
 from openodke.safeio.limits import MAX_NESTING
 from openodke.types import Fact, normalise_value
@@ -240,23 +240,52 @@ _DEEP = {"a": _nested(MAX_NESTING)}  # past what the careful reader takes
 def test_check_rows_refuses_what_the_models_refuse(check, row, refused):
     decoded = _decoded([_OK, row, _OK])
     if refused is None:
-        check(decoded, too_deep)
+        check(decoded, MAX_NESTING)
         Fact.model_validate(row)  # the models take it too
         return
     with pytest.raises(ValueError, match=refused):
-        check(decoded, too_deep)
+        check(decoded, MAX_NESTING)
     if refused != "nested too deeply":  # the models refuse it (the careful reader, the depth)
         with pytest.raises(ValueError):
             Fact.model_validate(row)
 
 
-@pytest.mark.parametrize("check", CHECKS)
-def test_check_rows_asks_about_nesting_only_for_rows_with_free_form_values(check):
-    asked = []
-    rows = [
-        _OK,
-        {**_OK, "qualifiers": {"q": 1}},
-        {**_OK, "subject": {"key": "s", "attributes": {"a": 1}}},
-    ]
-    check(_decoded(rows), lambda fact: asked.append(fact) or False)
-    assert len(asked) == 2
+def _nest(shape: list[int]) -> object:
+    """A value of dicts (0) and lists (1) nested in the order ``shape`` gives, a number inside."""
+    value: object = 1
+    for kind in reversed(shape):
+        value = {"k": value, "n": 2} if kind == 0 else [3, value]
+    return value
+
+
+@settings(max_examples=200, deadline=None)
+@example(shape=[0] * (MAX_NESTING - 3), where="qualifiers")  # the bound, and one past it
+@example(shape=[1] * (MAX_NESTING - 2), where="qualifiers")
+@example(shape=[0] * (MAX_NESTING - 4), where="subject")
+@example(shape=[1] * (MAX_NESTING - 3), where="object")
+@given(
+    shape=st.lists(st.integers(0, 1), min_size=0, max_size=MAX_NESTING + 2),
+    where=st.sampled_from(["qualifiers", "subject", "object"]),
+)
+def test_check_rows_nesting_bound_is_the_python_rule(shape, where):
+    """C and Python refuse the same free-form values, to the level (qualifiers get two levels
+    less than the bound, attributes three)."""
+    value = _nest(shape)
+    row = dict(_OK)
+    if where == "qualifiers":
+        row["qualifiers"] = {"q": value}
+    else:
+        key = "subject" if where == "subject" else "object_entity"
+        row[key] = {"key": "k", "attributes": {"a": value}}
+    decoded = _decoded([row])
+    outcomes = []
+    for check in (py_check_rows, check_rows):
+        try:
+            check(decoded, MAX_NESTING)
+            outcomes.append(None)
+        except ValueError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
+    room = MAX_NESTING - (2 if where == "qualifiers" else 3)
+    containers = len(shape) + 1  # the qualifiers' or attributes' own mapping, then the shape
+    assert (outcomes[0] is not None) == (containers > room)

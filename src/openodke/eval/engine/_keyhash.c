@@ -360,19 +360,39 @@ static int blank(PyObject *text) {
     return 1;
 }
 
-/* 1 when a decoded dict holds anything (only then may it nest too deeply), 0, or -1. */
-static int filled(PyObject *owner, PyObject *name) {
+/* 1 when value nests dicts and lists more than room levels deep (structs._deeper), else 0. */
+static int deeper(PyObject *value, int room) {
+    if (PyDict_Check(value)) {
+        if (room <= 0) return 1;
+        PyObject *key, *item;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(value, &pos, &key, &item))
+            if (deeper(item, room - 1)) return 1;
+        return 0;
+    }
+    if (PyList_Check(value)) {
+        if (room <= 0) return 1;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(value); i++)
+            if (deeper(PyList_GET_ITEM(value, i), room - 1)) return 1;
+        return 0;
+    }
+    return 0;
+}
+
+/* 1 when owner.name holds anything and nests more than room levels deep, 0, or -1. */
+static int too_deep(PyObject *owner, PyObject *name, int room) {
     PyObject *value = PyObject_GetAttr(owner, name);
     if (value == NULL) return -1;
     int full = PyObject_IsTrue(value);
+    int deep = full > 0 ? deeper(value, room) : full;
     Py_DECREF(value);
-    return full;
+    return deep;
 }
 
 /* One decoded row's checks (what the models refuse and msgspec's types cannot say); -1 with a
    ValueError set when it fails one. */
-static int row_ok(PyObject *fact, PyObject *deep_of) {
-    int err = -1, nested = 0;
+static int row_ok(PyObject *fact, int nesting) {
+    int err = -1, deep;
     PyObject *subj = NULL, *skey = NULL, *entity = NULL, *okey = NULL, *value = NULL;
     if ((subj = PyObject_GetAttr(fact, s_subject)) == NULL) goto done;
     if ((skey = PyObject_GetAttr(subj, s_key)) == NULL) goto done;
@@ -388,27 +408,15 @@ static int row_ok(PyObject *fact, PyObject *deep_of) {
         PyErr_SetString(PyExc_ValueError, "key is blank");
         goto done;
     }
-    int full;
-    if ((full = filled(fact, s_qualifiers)) < 0) goto done;
-    nested |= full;
-    if ((full = filled(subj, s_attributes)) < 0) goto done;
-    nested |= full;
-    if (entity != Py_None) {
-        if ((full = filled(entity, s_attributes)) < 0) goto done;
-        nested |= full;
-    }
-    if (nested) { /* free-form values: deep_of walks them (rare, and in Python) */
-        PyObject *deep = PyObject_CallOneArg(deep_of, fact);
-        if (deep == NULL) goto done;
-        int too = PyObject_IsTrue(deep);
-        Py_DECREF(deep);
-        if (too < 0) goto done;
-        if (too) {
-            PyErr_SetString(PyExc_ValueError, "free-form values nested too deeply");
-            goto done;
-        }
-    }
+    /* free-form values nested past the bound go to the careful reader, which refuses them */
+    if ((deep = too_deep(fact, s_qualifiers, nesting - 2)) != 0) goto nested;
+    if ((deep = too_deep(subj, s_attributes, nesting - 3)) != 0) goto nested;
+    if (entity != Py_None && (deep = too_deep(entity, s_attributes, nesting - 3)) != 0)
+        goto nested;
     err = 0;
+    goto done;
+nested:
+    if (deep > 0) PyErr_SetString(PyExc_ValueError, "free-form values nested too deeply");
 done:
     Py_XDECREF(subj);
     Py_XDECREF(skey);
@@ -419,17 +427,18 @@ done:
 }
 
 PyDoc_STRVAR(check_rows_doc,
-             "check_rows(facts, deep_of)\n\n"
+             "check_rows(facts, nesting)\n\n"
              "Raise ValueError at the first decoded fact the models would refuse: a blank "
-             "entity key, both or neither of object_entity and object_value, or (deep_of(fact) "
-             "true, asked only when it has qualifiers or attributes) values nested too deeply.");
+             "entity key, both or neither of object_entity and object_value, or qualifiers "
+             "(attributes) nesting lists and mappings past nesting - 2 (- 3) levels.");
 
 static PyObject *check_rows(PyObject *self, PyObject *args) {
-    PyObject *facts, *deep_of;
-    if (!PyArg_ParseTuple(args, "O!O", &PyList_Type, &facts, &deep_of)) return NULL;
+    PyObject *facts;
+    int nesting;
+    if (!PyArg_ParseTuple(args, "O!i", &PyList_Type, &facts, &nesting)) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(facts);
     for (Py_ssize_t i = 0; i < n; i++)
-        if (row_ok(PyList_GET_ITEM(facts, i), deep_of) < 0) return NULL;
+        if (row_ok(PyList_GET_ITEM(facts, i), nesting) < 0) return NULL;
     Py_RETURN_NONE;
 }
 

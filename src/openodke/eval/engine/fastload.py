@@ -43,8 +43,9 @@ from openodke.eval.engine.pause import paused_gc, without_gc
 from openodke.eval.engine.rows import FileRows, ModelRows
 from openodke.eval.engine.structs import Fact as FactStruct
 from openodke.eval.engine.structs import Gold as GoldStruct
-from openodke.eval.engine.structs import check_rows, too_deep
+from openodke.eval.engine.structs import check_rows
 from openodke.safeio import max_line_bytes, open_regular
+from openodke.safeio.limits import MAX_NESTING
 
 if TYPE_CHECKING:  # fact_checks reads the report models, which read the diagnosis, which reads this
     from openodke.eval.diagnosis.texts import TextAnswers
@@ -156,7 +157,7 @@ def _part(path: str, span: _Range, gold: bool, shared: int | None = None) -> _Pa
                 facts, docs = [g.fact for g in rows], gold_column(rows, names)
             else:
                 facts, docs = rows, cited_block(rows, names)
-            check_rows(facts, too_deep)
+            check_rows(facts, MAX_NESTING)
             columns = FactColumns.build(facts, docs, _PENDING, predicates, types)
             if checks is not None:
                 columns.flags = checks.flags(rows, docs)

@@ -10,7 +10,6 @@ checks on a decoded block at once, in C: no Python hook runs per row (DECISIONS 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -113,28 +112,27 @@ class Fact(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     retired_at: datetime | None = None
 
 
-def too_deep(fact: Fact) -> bool:
+def too_deep(fact: Fact, nesting: int = MAX_NESTING) -> bool:
     """Whether a fact's free-form values (qualifiers, its ends' attributes) nest past the bound
     the careful reader enforces (it then refuses the row, naming it)."""
-    if fact.qualifiers and _deeper(fact.qualifiers, MAX_NESTING - 2):
+    if fact.qualifiers and _deeper(fact.qualifiers, nesting - 2):
         return True
     return any(
-        entity is not None and entity.attributes and _deeper(entity.attributes, MAX_NESTING - 3)
+        entity is not None and entity.attributes and _deeper(entity.attributes, nesting - 3)
         for entity in (fact.subject, fact.object_entity)
     )
 
 
-def py_check_rows(facts: list[Fact], deep_of: Callable[[Fact], bool]) -> None:
+def py_check_rows(facts: list[Fact], nesting: int) -> None:
     """``_keyhash.check_rows`` in Python: ValueError at the first fact the models would refuse
-    (a blank key, both or neither object, free-form values nested too deeply)."""
+    (a blank key, both or neither object, free-form values nested past ``nesting``)."""
     for fact in facts:
         entity = fact.object_entity
         if (entity is None) == (fact.object_value is None):
             raise ValueError("exactly one of object_entity and object_value must be set")
         if not fact.subject.key.strip() or (entity is not None and not entity.key.strip()):
             raise ValueError("key is blank")
-        filled = fact.qualifiers or fact.subject.attributes or (entity and entity.attributes)
-        if filled and deep_of(fact):
+        if too_deep(fact, nesting):
             raise ValueError("free-form values nested too deeply")
 
 
