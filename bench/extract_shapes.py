@@ -3,8 +3,8 @@
 The floor is msgspec decoding both files into the engine's typed structs
 (``openodke.eval.engine.structs``), one process, timed in the same run as the command, so the
 ratio holds whatever the machine's load. Those structs run no Python per row (their checks run a
-block at a time in C, DECISIONS 312; only a span's offsets are checked by a hook, on full rows). The command is ``odke eval extract --json``: its default
-output, the diagnosis and fixes included, start-up included.
+block at a time in C, DECISIONS 312 and 318). The command is ``odke eval extract --json``: its
+default output, the diagnosis and fixes included, start-up included.
 
 Shapes (20,000 documents, 10 gold facts each, 200,000 gold facts; about as many predictions):
   surface  on: a tenth of the predictions name the object by another surface form of the gold

@@ -234,6 +234,32 @@ _DEEP = {"a": _nested(MAX_NESTING)}  # past what the careful reader takes
         ({**_OK, "qualifiers": _DEEP}, "nested too deeply"),
         ({**_OK, "subject": {"key": "s", "attributes": _DEEP}}, "nested too deeply"),
         ({**_OK, "object_entity": {"key": "o", "attributes": _DEEP}}, "nested too deeply"),
+        (
+            {**_OK, "evidence": [{"doc_id": "d", "span": {"doc_id": "d", "start": 0, "end": 0}}]},
+            None,
+        ),
+        (
+            {**_OK, "evidence": [{"doc_id": "d", "span": {"doc_id": "d", "start": 3, "end": 9}}]},
+            None,
+        ),
+        (
+            {**_OK, "evidence": [{"doc_id": "d", "span": {"doc_id": "d", "start": 9, "end": 3}}]},
+            "span offsets",
+        ),
+        (
+            {**_OK, "evidence": [{"doc_id": "d", "span": {"doc_id": "d", "start": -1, "end": 3}}]},
+            "span offsets",
+        ),
+        (
+            {
+                **_OK,
+                "evidence": [
+                    {"doc_id": "d"},
+                    {"doc_id": "d", "mention": {"doc_id": "d", "start": 5, "end": 4}},
+                ],
+            },
+            "span offsets",
+        ),
     ],
     ids=lambda value: value if isinstance(value, str) else None,
 )

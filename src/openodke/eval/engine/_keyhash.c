@@ -18,7 +18,7 @@
 
 static PyObject *s_predicate, *s_subject, *s_key, *s_type, *s_polarity, *s_identity_keys,
     *s_object_entity, *s_object_value, *s_evidence, *s_doc_id, *s_empty, *s_label, *s_aliases,
-    *s_verdict, *s_qualifiers, *s_attributes;
+    *s_verdict, *s_qualifiers, *s_attributes, *s_span, *s_mention, *s_start, *s_end;
 
 /* The hashes lately written to a names dict, by their low bits: a row repeating one of them
  * (the same predicate, the same document as the row before) skips the dict. */
@@ -389,6 +389,48 @@ static int too_deep(PyObject *owner, PyObject *name, int room) {
     return deep;
 }
 
+/* 0 when evidence item's span (name: span or mention) is absent or has 0 <= start <= end, 1
+   when not, -1 on error. */
+static int span_out_of_order(PyObject *evidence, PyObject *name) {
+    PyObject *span = PyObject_GetAttr(evidence, name);
+    if (span == NULL) return -1;
+    int bad = 0;
+    if (span != Py_None) {
+        PyObject *start = PyObject_GetAttr(span, s_start), *end = NULL;
+        if (start == NULL || (end = PyObject_GetAttr(span, s_end)) == NULL) {
+            bad = -1;
+        } else {
+            PyObject *zero = PyLong_FromLong(0);
+            int low = zero == NULL ? -1 : PyObject_RichCompareBool(zero, start, Py_LE);
+            int high = low <= 0 ? low : PyObject_RichCompareBool(start, end, Py_LE);
+            Py_XDECREF(zero);
+            bad = high < 0 ? -1 : !high;
+        }
+        Py_XDECREF(start);
+        Py_XDECREF(end);
+    }
+    Py_DECREF(span);
+    return bad;
+}
+
+/* 1 when any evidence item's span or mention is out of order, 0, or -1 on error. */
+static int spans_out_of_order(PyObject *fact) {
+    PyObject *evidence = PyObject_GetAttr(fact, s_evidence);
+    if (evidence == NULL) return -1;
+    PyObject *items = PySequence_Fast(evidence, "evidence is not a sequence");
+    Py_DECREF(evidence);
+    if (items == NULL) return -1;
+    int bad = 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
+    for (Py_ssize_t i = 0; i < n && bad == 0; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(items, i);
+        bad = span_out_of_order(item, s_span);
+        if (bad == 0) bad = span_out_of_order(item, s_mention);
+    }
+    Py_DECREF(items);
+    return bad;
+}
+
 /* One decoded row's checks (what the models refuse and msgspec's types cannot say); -1 with a
    ValueError set when it fails one. */
 static int row_ok(PyObject *fact, int nesting) {
@@ -413,6 +455,11 @@ static int row_ok(PyObject *fact, int nesting) {
     if ((deep = too_deep(subj, s_attributes, nesting - 3)) != 0) goto nested;
     if (entity != Py_None && (deep = too_deep(entity, s_attributes, nesting - 3)) != 0)
         goto nested;
+    int order = spans_out_of_order(fact);
+    if (order != 0) {
+        if (order > 0) PyErr_SetString(PyExc_ValueError, "span offsets out of order");
+        goto done;
+    }
     err = 0;
     goto done;
 nested:
@@ -429,8 +476,9 @@ done:
 PyDoc_STRVAR(check_rows_doc,
              "check_rows(facts, nesting)\n\n"
              "Raise ValueError at the first decoded fact the models would refuse: a blank "
-             "entity key, both or neither of object_entity and object_value, or qualifiers "
-             "(attributes) nesting lists and mappings past nesting - 2 (- 3) levels.");
+             "entity key, both or neither of object_entity and object_value, qualifiers "
+             "(attributes) nesting lists and mappings past nesting - 2 (- 3) levels, or an "
+             "evidence span or mention whose offsets are not 0 <= start <= end.");
 
 static PyObject *check_rows(PyObject *self, PyObject *args) {
     PyObject *facts;
@@ -932,6 +980,10 @@ PyMODINIT_FUNC PyInit__keyhash(void) {
     INTERN(s_verdict, "verdict");
     INTERN(s_qualifiers, "qualifiers");
     INTERN(s_attributes, "attributes");
+    INTERN(s_span, "span");
+    INTERN(s_mention, "mention");
+    INTERN(s_start, "start");
+    INTERN(s_end, "end");
 #undef INTERN
     return PyModule_Create(&module);
 }

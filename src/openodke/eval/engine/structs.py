@@ -57,16 +57,12 @@ class Entity(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 class Span(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """A Span; offsets in order."""
+    """A Span (its offsets' order is checked by :func:`check_rows`)."""
 
     doc_id: str
     start: int
     end: int
     quote: str | None = None
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.start <= self.end:
-            raise ValueError("span offsets out of order")
 
 
 class Evidence(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -134,6 +130,10 @@ def py_check_rows(facts: list[Fact], nesting: int) -> None:
             raise ValueError("key is blank")
         if too_deep(fact, nesting):
             raise ValueError("free-form values nested too deeply")
+        for evidence in fact.evidence:
+            for span in (evidence.span, evidence.mention):
+                if span is not None and not 0 <= span.start <= span.end:
+                    raise ValueError("span offsets out of order")
 
 
 def _deeper(value: Any, room: int) -> bool:
