@@ -214,9 +214,10 @@ def test_scored_documents_reads_ids_as_the_matching_did():
 
 @settings(max_examples=60, deadline=None)
 @given(predicates=st.lists(st.sampled_from([f"p{k}" for k in range(40)]), min_size=1, max_size=60))
-def test_predicate_ids_compare_or_search_alike(predicates):
-    """A few predicates are told apart by a pass each, many by a search: the same ids."""
-    from openodke.eval.engine import key_table
+def test_predicate_ids_searched_either_way_alike(predicates):
+    """Predicate ids by a search of the few names in the rows' own order, or with the rows
+    sorted first (joins.search past its small-table bound): the same ids."""
+    from openodke.eval.engine import joins
     from openodke.eval.stages.extract import score_facts
     from openodke.eval.stages.labels import GoldFact
     from openodke.types import Entity, Fact
@@ -227,10 +228,10 @@ def test_predicate_ids_compare_or_search_alike(predicates):
     rows = score_facts([GoldFact(doc_id="d", fact=fact(p)) for p in predicates], []).matching.rows
     ids, names = rows.predicate_ids()
     assert [names[i] for i in ids.tolist()] == predicates
-    few = key_table._FEW
+    small = joins._SMALL
     try:
-        key_table._FEW = 0 if len(names) <= few else 10**6  # the other way
+        joins._SMALL = 0  # the other way
         again, names_again = rows.predicate_ids()
     finally:
-        key_table._FEW = few
+        joins._SMALL = small
     assert names_again == names and again.tolist() == ids.tolist()

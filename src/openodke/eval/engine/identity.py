@@ -592,9 +592,7 @@ class Aligner:
         """Untyped ends take the gold's one type for their name (in their document, else
         anywhere); ends named like an untyped gold entity drop theirs."""
         # Only untyped ends can change, and typed ones only where the gold has untyped entities.
-        if (
-            not self._gold_has_types
-        ):  # the gold's one type is always "untyped": only typed ends change
+        if not self._gold_has_types:  # the gold's one type is "untyped": typed ends drop theirs
             ask = entity & (kinds != UNTYPED)
         else:
             ask = entity if self._gold_untyped else entity & (kinds == UNTYPED)

@@ -271,17 +271,8 @@ class KeyTable:
         """Each row's predicate as an index into the returned names."""
         # the distinct predicates by a sort (numpy 2's np.unique hashes int64 values, ~7x slower)
         names = distinct(self.predicate)
-        if len(names) > _FEW:
-            ids = search(names, self.predicate).astype(np.int64)
-        else:  # a pass per predicate over the rows, cheaper than sorting them for a search
-            ids = np.zeros(len(self.predicate), dtype=np.int64)
-            for k, h in enumerate(names[1:].tolist(), start=1):
-                ids[self.predicate == h] = k
+        ids = search(names, self.predicate).astype(np.int64)  # few names: no sort of the rows
         return ids, [self.predicates[h] for h in names.tolist()]
-
-
-_FEW = 16
-"""Up to this many predicates, :meth:`KeyTable.predicate_ids` compares instead of searching."""
 
 
 def end_to_end(arrays: Sequence[np.ndarray]) -> np.ndarray:

@@ -296,7 +296,7 @@ def score_keys(
     gold = replace(gold, keys=aligner.gold_keys)
     raw = predicted.per_document()  # a fact citing several documents scores in each
     predicted = replace(raw, keys=aligner.keys(raw.keys, raw.docs, raw.types, raw))
-    aligner.let_go()  # aligned: its gold-wide tables are not held through matching (316)
+    aligner.let_go()  # aligned: its gold-wide tables are not held through matching or after
     held = _holders(given, gold, raw, predicted, aligner)
     join_sides(gold.keys, predicted.keys, held)  # matching's table of every row, not a copy
     matching = match_keys(gold.docs, gold.keys, predicted.docs, predicted.keys, aligner.doc_ids)
@@ -306,12 +306,12 @@ def score_keys(
     if aligner.relabel(int(np.count_nonzero(status == HIT)), scored):
         # Most predictions missed: perhaps keys share nothing and labels do (DECISIONS 127).
         again = aligner.keys_by_labels(raw.keys, raw.docs, raw.types, raw)
+        aligner.let_go()  # worked out again for the labels: let go again
         if again is not None and not np.array_equal(again.key, predicted.keys.key):
             predicted = replace(raw, keys=again)
             join_sides(gold.keys, again, [*held, predicted, again])
             matching = match_keys(gold.docs, gold.keys, raw.docs, again, aligner.doc_ids)
             _held_once(((given, gold), (raw, predicted)))
-    aligner.let_go()  # scored: what it worked out from every gold row is not held on
     return ExtractionScore(matching, predicted.facts, gold, predicted, aligner)
 
 
