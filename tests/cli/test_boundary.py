@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import run_odke
 from tests.fuzz.seeds import items_files, pipeline_files, write
+from tests.support.children import alive, gone_soon
 
 ODKE = [sys.executable, "-c", "import sys; from openodke.cli import entry; sys.exit(entry())"]
 
@@ -253,14 +254,6 @@ time.sleep(60)
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return False
-    return fields[0] not in ("Z", "X")
-
-
 @pytest.mark.parametrize(
     ("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
 )
@@ -285,11 +278,7 @@ def test_a_signal_ends_the_cmd_process_group_and_removes_temp_folders(tmp_path, 
     _, err = process.communicate(timeout=15)
     assert process.returncode == code, err
     assert b"Traceback" not in err and (b"stopped by" in err or b"interrupted" in err)
-    # The group is signalled before odke exits; a loaded machine may take a moment to reap it.
-    gone = time.monotonic() + 5
-    while any(_alive(pid) for pid in pids) and time.monotonic() < gone:
-        time.sleep(0.05)
-    assert not any(_alive(pid) for pid in pids)
+    assert gone_soon(pids)  # the group is signalled before odke exits, and reaped soon after
     assert list(temp.iterdir()) == []
 
 
@@ -319,7 +308,7 @@ def test_after_kill_9_of_odke_the_next_cmd_run_ends_the_tree_and_removes_its_fol
     pids = [int(p) for p in marker.read_text().split()]
     process.kill()
     process.communicate(timeout=15)
-    assert all(_alive(pid) for pid in pids)  # orphans now, nobody ends them ...
+    assert all(alive(pid) for pid in pids)  # orphans now, nobody ends them ...
     assert any(p.name.startswith("odke-in-") for p in temp.iterdir())
     (tmp_path / "quick.py").write_text(
         "import sys, shutil; shutil.copy('triples.jsonl', sys.argv[1])\n"
@@ -328,10 +317,7 @@ def test_after_kill_9_of_odke_the_next_cmd_run_ends_the_tree_and_removes_its_fol
                  env={"TMPDIR": str(temp)})  # fmt: skip
     _, err = done.communicate(timeout=120)
     assert done.returncode == 0, err
-    gone = time.monotonic() + 5  # ... but the next run does
-    while any(_alive(pid) for pid in pids) and time.monotonic() < gone:
-        time.sleep(0.05)
-    assert not any(_alive(pid) for pid in pids)
+    assert gone_soon(pids)  # ... but the next run does
     assert list(temp.iterdir()) == []
 
 

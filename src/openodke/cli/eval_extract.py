@@ -39,6 +39,7 @@ from openodke.eval.engine.pause import paused_gc, without_gc
 # The engine, the evaluators and the report models are imported where they are used, so that
 # `odke eval extract --help` loads none of them (tests/cli/test_startup.py).
 if TYPE_CHECKING:
+    from openodke.eval.diagnosis.buckets import Started
     from openodke.eval.engine.identity import Identity
     from openodke.eval.pipeline.findings import Findings
     from openodke.eval.report.models import EvalReport
@@ -177,11 +178,12 @@ def extract(
     else:
         assert predictions is not None
         score = score_extract_files(labels, predictions, docs, identity)
-    stage = score.report()
-    too_small = _small_set(score)
-    if too_small is not None:
-        stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
-    findings = _findings(score, docs, onto, config)
+    with _started(score) as started:  # the diagnosis begins while the report is made
+        stage = score.report()
+        too_small = _small_set(score)
+        if too_small is not None:
+            stage = stage.model_copy(update={"notes": (*stage.notes, too_small)})
+        findings = _findings(started, docs, onto, config)
     wanted = report is not None or html is not None or floors
     made = _report(score, stage, findings, floors) if wanted else None
     if as_json:
@@ -253,19 +255,26 @@ def _score_run(
     return score_keys(gold, FactColumns.of_facts(facts), [d.id for d in docs], identity)
 
 
+def _started(score: ExtractionScore) -> Started:
+    """The score's diagnosis, begun (:func:`~openodke.eval.diagnosis.buckets.start`)."""
+    from openodke.eval.diagnosis.buckets import start
+    from openodke.eval.diagnosis.view import view_of
+
+    return start(view_of(score))
+
+
 def _findings(
-    score: ExtractionScore,
+    started: Started,
     docs: list[Document] | None,
     ontology: OntologyModel | None,
     config: Path | None,
 ) -> Findings:
     """Where the row loses facts and what should change: ``--config`` as the trace,
     ``--documents`` as the texts."""
-    from openodke.eval.diagnosis.view import view_of
     from openodke.eval.pipeline.findings import DiagnosisInputs, diagnose_pipeline
 
     inputs = DiagnosisInputs(documents=docs or [], ontology=ontology)
-    return diagnose_pipeline(view_of(score), inputs, trace=config, row="extract")
+    return diagnose_pipeline(started.view, inputs, trace=config, row="extract", started=started)
 
 
 def _report(

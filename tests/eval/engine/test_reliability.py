@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from openodke.eval.engine.items import read_items
 from openodke.eval.engine.jsonl import finish_pending, write_outputs
 from openodke.eval.report.io import read_report
 from tests.fuzz.seeds import stage_files, write
+from tests.support.children import alive, gone_soon
 
 KILLED_BETWEEN_RENAMES = textwrap.dedent(
     """
@@ -175,14 +175,6 @@ WORKERS = textwrap.dedent(
 )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 def test_sigterm_while_workers_read_stops_them_all(facts) -> None:
     gold, said = facts
     done = subprocess.run(
@@ -192,10 +184,7 @@ def test_sigterm_while_workers_read_stops_them_all(facts) -> None:
     pids_line, left = done.stdout.strip().splitlines()
     assert left == "left: 0", done.stdout + done.stderr
     pids = [int(p) for p in pids_line.split()]
-    deadline = time.monotonic() + 5
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert pids and not any(_alive(p) for p in pids)
+    assert pids and gone_soon(pids)
 
 
 def test_workers_die_with_their_parent_even_under_kill_9(facts) -> None:
@@ -206,14 +195,11 @@ def test_workers_die_with_their_parent_even_under_kill_9(facts) -> None:
     )  # fmt: skip
     assert process.stdout is not None
     pids = [int(p) for p in process.stdout.readline().split()]
-    assert pids and all(_alive(p) for p in pids)
+    assert pids and all(alive(p) for p in pids)
     process.kill()
     process.wait()
     process.stdout.close()
-    deadline = time.monotonic() + 5
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(_alive(p) for p in pids)
+    assert gone_soon(pids)
 
 
 PAIR_WRITER = textwrap.dedent(

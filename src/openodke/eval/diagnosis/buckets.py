@@ -60,7 +60,7 @@ from openodke.eval.diagnosis.models import (
     Group,
     Offered,
 )
-from openodke.eval.diagnosis.place import Placed, Rules, place
+from openodke.eval.diagnosis.place import Placed, Rules, misses_of, place
 from openodke.eval.diagnosis.precision import Refused, false_positives, precision_buckets
 from openodke.eval.diagnosis.replay import rates_and_replays
 from openodke.eval.diagnosis.saturation import Saturation, saturation
@@ -75,7 +75,7 @@ from openodke.eval.engine.pause import without_gc
 if TYPE_CHECKING:  # a type only: file runs build no Document models
     from openodke.types import Document
 
-__all__ = ["ALIKE", "alike", "diagnose"]
+__all__ = ["ALIKE", "Started", "alike", "diagnose", "start"]
 
 _NULL_NOTES = {
     "never_offered": "needs --trace: the run's manifest.json or the run config",
@@ -128,6 +128,34 @@ def _confirmed(view: DiagnosisView, lenient: Iterable[Any] | None) -> tuple[Any,
     return codes, dict(zip(codes.tolist(), (fact for *_, fact in items), strict=True))
 
 
+class Started:
+    """What :func:`diagnose` may begin before it is called: the live index and, without a
+    judge's answers, the surface-form rule in a child working ahead on every miss. A caller
+    that has other work (the stage report) starts here, passes it to :func:`diagnose`, and
+    closes it however it ends (a context manager)."""
+
+    def __init__(self, view: DiagnosisView, *, judged: bool = False) -> None:
+        self.view = view
+        self.live = Live(view)
+        ahead = None if judged else misses_of(view.score.matching)
+        self.surface = surface_rule(view, self.live, ahead=ahead)
+
+    def __enter__(self) -> Started:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the child working ahead, if it still runs."""
+        self.surface.close()
+
+
+def start(view: DiagnosisView) -> Started:
+    """Begin ``view``'s diagnosis (see :class:`Started`)."""
+    return Started(view)
+
+
 @without_gc
 def diagnose(
     view: DiagnosisView,
@@ -140,6 +168,7 @@ def diagnose(
     texts: Mapping[str, str] | Iterable[Document] | None = None,
     examples: int = 3,
     row: str = "pipeline",
+    started: Started | None = None,
 ) -> Diagnosis:
     """Put each gold fact the row missed in its bucket, and split its false positives.
 
@@ -148,24 +177,35 @@ def diagnose(
     the inverse step's replay), ``evidence`` (the dataset's sentences, bucket 7) and ``texts``
     (bucket 7's fallback and bucket 8) are each optional; a bucket that needs a missing input is
     None. ``examples`` misses are kept per bucket, from different documents first.
+    ``started`` is this view's :func:`start`, when the caller began it.
     """
     m = view.score.matching
-    live = Live(view)
-    text_of = under_names(text_map(texts), m.documents)  # also under the labels' names
-    cross = CrossSentence(view, evidence, text_of)
-    fit, lengths = _saturation(view, live, text_of)
-    refused = Refused(view, refused_facts(validator)) if validator is not None else None
     confirmed, judged = _confirmed(view, lenient)
-    forms = _offered_forms(offered) if offered is not None else None
-    rules = Rules(
-        forms=forms,
-        refused=_refused_table(view, refused),
-        confirmed=confirmed,
-        surface=surface_rule(view, live),
-        cross=cross.answers() if cross.measured else None,
-        long_document=_long(fit, lengths, len(m.documents)),
-    )
-    placed = place(view, live, rules)
+    # Without a judge's answers, the surface-form rule starts now (or started) on every miss,
+    # in a child, while the rest is worked out here (the rules before it take some misses: it
+    # answers those too, which changes no number).
+    if started is None or started.view is not view or (confirmed is not None):
+        if started is not None:
+            started.close()
+        started = Started(view, judged=confirmed is not None)
+    live, surface = started.live, started.surface
+    try:
+        text_of = under_names(text_map(texts), m.documents)  # also under the labels' names
+        cross = CrossSentence(view, evidence, text_of)
+        fit, lengths = _saturation(view, live, text_of)
+        refused = Refused(view, refused_facts(validator)) if validator is not None else None
+        forms = _offered_forms(offered) if offered is not None else None
+        rules = Rules(
+            forms=forms,
+            refused=_refused_table(view, refused),
+            confirmed=confirmed,
+            surface=surface,
+            cross=cross.answers() if cross.measured else None,
+            long_document=_long(fit, lengths, len(m.documents)),
+        )
+        placed = place(view, live, rules)
+    finally:
+        surface.close()
     explain = Explainer(view, refused, judged, cross.reason)
 
     measured = {b: True for b in RECALL_BUCKETS}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.engine.joins import Keep, Lookup, first_of_each, member, mix, search
 from openodke.eval.engine.matching import DUPLICATE, HIT
 
-__all__ = ["Placed", "Rules", "first_and_kept", "place"]
+__all__ = ["Placed", "Rules", "first_and_kept", "misses_of", "place"]
 
 CONFIRMED = -2
 """The nearest "prediction" of a surface-form miss a judge said is the same fact."""
@@ -97,10 +98,17 @@ def first_and_kept(
     return out[0], out[1]
 
 
+def misses_of(matching: Any) -> np.ndarray:
+    """The gold rows a matching missed (neither hit nor a repeat of one), ascending: what
+    :func:`place` buckets."""
+    status = matching.gold_status
+    return np.flatnonzero((status != HIT) & (status != DUPLICATE))
+
+
 def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
     """Put every miss in its bucket (see the module docstring)."""
     m, g, p = view.score.matching, view.gold, view.predicted
-    rows = np.flatnonzero((m.gold_status != HIT) & (m.gold_status != DUPLICATE))
+    rows = misses_of(m)
     bucket = np.full(len(rows), -1, dtype=np.int8)
     near = np.full(len(rows), -1, dtype=np.int64)
     knobs: set[str] = set()

@@ -19,9 +19,10 @@ from openodke.eval.diagnosis.index import Live
 from openodke.eval.diagnosis.sentences import name_key
 from openodke.eval.diagnosis.view import DiagnosisView
 from openodke.eval.diagnosis.words import ALIKE, EndWords
-from openodke.eval.engine.joins import mix
+from openodke.eval.engine.halves import Shared, share
+from openodke.eval.engine.joins import mix, search
 
-__all__ = ["ALIKE", "BLOCK", "alike", "surface_rule"]
+__all__ = ["ALIKE", "BLOCK", "SurfaceRule", "alike", "surface_rule"]
 
 BLOCK = 1 << 16
 """Misses whose candidates' words are read and held at once: a miss's nearest depends on its
@@ -46,20 +47,61 @@ def alike(a: Iterable[str], b: Iterable[str]) -> bool:
     return False
 
 
-def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.ndarray]:
+class SurfaceRule:
+    """The rule as :func:`surface_rule` gives it: called with gold rows, each one's nearest or
+    -1; :meth:`close` lets go of a child still working ahead."""
+
+    def __init__(
+        self, nearest: Callable[[np.ndarray], np.ndarray], ahead: np.ndarray | None
+    ) -> None:
+        self._nearest = nearest
+        self._ahead = ahead
+        self._shared: Shared | None = None
+        self._found: np.ndarray | None = None
+        if ahead is not None:  # 16 blocks or more, each one BLOCK at most
+            block = min(BLOCK, max(4096, -(-len(ahead) // 16)))
+            self._shared = share(ahead, nearest, block=block)
+
+    def __call__(self, misses: np.ndarray) -> np.ndarray:
+        if self._ahead is None:
+            return self._in_blocks(misses)
+        if self._found is None:
+            shared, self._shared = self._shared, None
+            assert shared is not None
+            self._found = shared.result()
+        at = search(self._ahead, misses)
+        if len(misses) and not np.array_equal(
+            self._ahead[np.minimum(at, len(self._ahead) - 1)], misses
+        ):
+            raise ValueError("the surface rule was asked of rows it was not started on")
+        return self._found[at]
+
+    def _in_blocks(self, misses: np.ndarray) -> np.ndarray:
+        found = np.empty(len(misses), dtype=np.int64)
+        for start in range(0, len(misses), BLOCK):  # each block's words held, then let go
+            found[start : start + BLOCK] = self._nearest(misses[start : start + BLOCK])
+        return found
+
+    def close(self) -> None:
+        """Stop and wait for the child working ahead, if it still runs."""
+        if self._shared is not None:
+            self._shared.close()
+            self._shared = None
+
+
+def surface_rule(
+    view: DiagnosisView, live: Live, *, ahead: np.ndarray | None = None
+) -> SurfaceRule:
     """The rule, for the gold rows no earlier bucket took: each one's nearest, or -1.
 
     In columns: each candidate pair passes when (its objects differ, its subjects share a name
     key and its objects are alike) or (the other way round); a miss takes its first candidate
-    that passes, in the order the row-by-row rule tried them.
+    that passes, in the order the row-by-row rule tried them. With ``ahead`` (gold rows,
+    ascending: every row the rule will be asked of), a forked child starts on them now
+    (:mod:`~openodke.eval.engine.halves`) and this process works the rest when first asked: a
+    miss's nearest depends on its own candidates alone, so the answers are the same.
     """
     m, g, p = view.score.matching, view.gold, view.predicted
-
-    def rule(misses: np.ndarray) -> np.ndarray:
-        found = np.empty(len(misses), dtype=np.int64)
-        for start in range(0, len(misses), BLOCK):  # each block's words held, then let go
-            found[start : start + BLOCK] = nearest(misses[start : start + BLOCK])
-        return found
 
     def nearest(misses: np.ndarray) -> np.ndarray:
         found = np.full(len(misses), -1, dtype=np.int64)
@@ -92,4 +134,4 @@ def surface_rule(view: DiagnosisView, live: Live) -> Callable[[np.ndarray], np.n
         found[firsts] = j[at[first]]
         return found
 
-    return rule
+    return SurfaceRule(nearest, ahead)

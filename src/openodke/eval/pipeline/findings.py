@@ -57,9 +57,11 @@ def diagnose_pipeline(
     track_record: Path | None = None,
     validator: Sequence[Any] | None = None,
     lenient: Sequence[Any] | None = None,
+    started: Any = None,
 ) -> Findings:
     """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (DiagnosisInputs, or
-    PipelineInputs)."""
+    PipelineInputs); ``started`` is the view's diagnosis begun early
+    (:func:`~openodke.eval.diagnosis.buckets.start`)."""
     bench = inputs.bench
     offered = offered_from_trace(trace, inputs.ontology) if trace is not None else None
     inverses: Any = inputs.ontology
@@ -75,6 +77,7 @@ def diagnose_pipeline(
         row=row,
         validator=validator,
         lenient=lenient,
+        started=started,
     )
     ranked = fixes(found, reference=reference)
     if track_record is not None:
