@@ -1,11 +1,13 @@
 """odke eval extract on 1,000,000 gold and 1,000,000 predicted facts over 100,000 documents, and
 on a tenth of them: one engine, so no cliff between the two.
 
-Targets: ``odke eval extract --json`` (its default output, the diagnosis included) in at most 5 s
-and 600 MB peak on a quiet 2-core machine (issue 20; issue 8 asked 10 s and 1.5 GB), and rows/s at 100,000 + 100,000 within 1.5x of
-rows/s at 1,000,000 + 1,000,000. Predictions are written the way a JsonlSink writes them (every
-Fact field); gold rows in the spec's short form. Prints each run's wall time, rows per second,
-peak memory (the command's and its workers' max RSS) and the machine's load.
+Targets: ``odke eval extract --json`` (its default output, the diagnosis included) on 1,000,000 +
+1,000,000 in at most 5 s and 600 MB peak on a quiet 2-core machine (issue 20; issue 8 asked 10 s
+and 1.5 GB), and rows/s at ``--small`` within 1.5x of rows/s at ``--facts``, taken past the
+command's fixed cost (its time on 10 facts, printed first; DECISIONS 236) and printed counting it
+too. Predictions are written the way a JsonlSink writes them (every Fact field); gold rows in the
+spec's short form. Prints each run's wall time, rows per second, peak memory (the command's and
+its workers' max RSS) and the machine's load.
 
     python bench/extract_scale.py [--facts 1000000] [--documents 100000] [--small 100000] [--runs 2]
 """
@@ -182,28 +184,40 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
     print("odke eval extract --json (diagnosis included)")
-    speeds = {}
+    with tempfile.TemporaryDirectory() as tmp:  # start-up, imports, report: the fixed cost
+        write_files(Path(tmp), 10, 1)
+        fixed = min(s for s, _ in measure(Path(tmp), 10, 1, args.runs))
+    print(f"  fixed cost (10 facts): {fixed:.2f} s; rows/s past it are printed after the runs")
+    speeds, past = {}, {}
     for facts in (args.small, args.facts):
-        documents = args.documents * facts // args.facts
+        documents = max(args.documents * facts // args.facts, 1)
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             write_files(folder, facts, documents)
             done = measure(folder, facts, documents, args.runs)
         seconds = [s for s, _ in done]
         speeds[facts] = 2 * facts / min(seconds)
+        past[facts] = 2 * facts / max(min(seconds) - fixed, 1e-3)
         peak = max(p for _, p in done)
         if facts == args.facts:
+            met = min(seconds) <= 5 and peak <= 600
             print(
-                f"  target: at most 5 s and 600 MB: {min(seconds):.2f}-{max(seconds):.2f} s "
-                f"({min(seconds) / 5:.2f} of it), {peak:,.0f} MB ({peak / 600:.2f} of it)"
-                + ("" if min(seconds) <= 5 and peak <= 600 else "  MISSED")
+                f"  {min(seconds):.2f}-{max(seconds):.2f} s ({min(seconds) / 5:.2f} of 5 s), "
+                f"{peak:,.0f} MB ({peak / 600:.2f} of 600 MB)"
+                + (
+                    ("  target: at most 5 s and 600 MB" + ("" if met else "  MISSED"))
+                    if facts == 1_000_000
+                    else "  (the 5 s and 600 MB target is 1,000,000 + 1,000,000's)"
+                )
             )
-    ratio = speeds[args.facts] / speeds[args.small]
-    print(
-        f"  rows/s: {speeds[args.small]:,.0f} at {args.small:,} + {args.small:,}, "
-        f"{speeds[args.facts]:,.0f} at {args.facts:,} + {args.facts:,}: the larger is "
-        f"{ratio:.2f}x the smaller (target: within 1.5x)"
-    )
+    said = {"past the fixed cost": "target within 1.5x (DECISIONS 236)", "counting it": "as is"}
+    for (what, note), speed in zip(said.items(), (past, speeds), strict=True):
+        ratio = max(speed.values()) / min(speed.values())
+        print(
+            f"  rows/s {what}: {speed[args.small]:,.0f} at {args.small:,} + {args.small:,}, "
+            f"{speed[args.facts]:,.0f} at {args.facts:,} + {args.facts:,}: "
+            f"{ratio:.2f}x apart ({note})"
+        )
 
 
 if __name__ == "__main__":

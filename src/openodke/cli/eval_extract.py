@@ -256,11 +256,11 @@ def _score_run(
 
 
 def _started(score: ExtractionScore) -> Started:
-    """The score's diagnosis, begun (:func:`~openodke.eval.diagnosis.buckets.start`)."""
-    from openodke.eval.diagnosis.buckets import start
+    """The score's diagnosis, begun (:class:`~openodke.eval.diagnosis.buckets.Started`)."""
+    from openodke.eval.diagnosis.buckets import Started
     from openodke.eval.diagnosis.view import view_of
 
-    return start(view_of(score))
+    return Started(view_of(score))
 
 
 def _findings(

@@ -16,6 +16,10 @@ import pytest
 from openodke.eval.engine import halves
 from tests.support.children import alive, gone_soon
 
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="a child is forked on Linux alone"
+)
+
 
 def _squares(items: np.ndarray) -> np.ndarray:
     return items * items + 1
@@ -76,7 +80,7 @@ def test_no_child_below_the_floor_or_with_threads(monkeypatch) -> None:
 
 
 def test_a_child_that_dies_at_once_costs_no_answer(forks, monkeypatch) -> None:
-    monkeypatch.setattr(halves, "_child_start", lambda parent: os._exit(3))
+    monkeypatch.setattr(halves, "as_child", lambda parent: os._exit(3))
     items = np.arange(500, dtype=np.int64)
     np.testing.assert_array_equal(halves.share(items, _squares, block=10).result(), _squares(items))
     assert len(forks) == 1 and _gone(forks[0])

@@ -75,7 +75,7 @@ from openodke.eval.engine.pause import without_gc
 if TYPE_CHECKING:  # a type only: file runs build no Document models
     from openodke.types import Document
 
-__all__ = ["ALIKE", "Started", "alike", "diagnose", "start"]
+__all__ = ["ALIKE", "Started", "alike", "diagnose"]
 
 _NULL_NOTES = {
     "never_offered": "needs --trace: the run's manifest.json or the run config",
@@ -151,11 +151,6 @@ class Started:
         self.surface.close()
 
 
-def start(view: DiagnosisView) -> Started:
-    """Begin ``view``'s diagnosis (see :class:`Started`)."""
-    return Started(view)
-
-
 @without_gc
 def diagnose(
     view: DiagnosisView,
@@ -177,16 +172,17 @@ def diagnose(
     the inverse step's replay), ``evidence`` (the dataset's sentences, bucket 7) and ``texts``
     (bucket 7's fallback and bucket 8) are each optional; a bucket that needs a missing input is
     None. ``examples`` misses are kept per bucket, from different documents first.
-    ``started`` is this view's :func:`start`, when the caller began it.
+    ``started`` is this view's diagnosis begun by the caller (:class:`Started`).
     """
     m = view.score.matching
     confirmed, judged = _confirmed(view, lenient)
     # Without a judge's answers, the surface-form rule starts now (or started) on every miss,
     # in a child, while the rest is worked out here (the rules before it take some misses: it
     # answers those too, which changes no number).
-    if started is None or started.view is not view or (confirmed is not None):
-        if started is not None:
-            started.close()
+    if started is not None and (started.view is not view or confirmed is not None):
+        started.close()  # begun for another view, or ahead of a judge's answers
+        started = None
+    if started is None:
         started = Started(view, judged=confirmed is not None)
     live, surface = started.live, started.surface
     try:

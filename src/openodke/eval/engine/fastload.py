@@ -17,7 +17,6 @@ from __future__ import annotations
 import mmap
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -28,6 +27,7 @@ import msgspec
 import numpy as np
 
 from openodke.eval.engine.columns import FactColumns, cited_block, gold_column
+from openodke.eval.engine.halves import as_child
 from openodke.eval.engine.keyhash import line_starts
 from openodke.eval.engine.parts import (
     KEY_FIELDS,
@@ -314,7 +314,7 @@ def _load_parallel(
         with ProcessPoolExecutor(
             max_workers=workers,
             mp_context=context,
-            initializer=_worker_start,
+            initializer=as_child,  # dies with this process, leaves Ctrl-C to it
             initargs=(os.getpid(),),
         ) as pool:
             try:
@@ -326,25 +326,6 @@ def _load_parallel(
         _SHARED = None
         for parts in shared.values():
             parts.close()
-
-
-def _worker_start(parent: int) -> None:
-    """In each forked worker: die with the parent (even killed with -9), and leave Ctrl-C,
-    which reaches the whole process group, to the parent (it stops the workers).
-
-    A parent killed between the fork and the death signal's setting sends none: the worker,
-    reparented by then, sees it and exits (the usual race of PR_SET_PDEATHSIG)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
-    except (OSError, AttributeError):  # pragma: no cover - not Linux
-        pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -32,7 +32,7 @@ from contextlib import suppress
 
 import numpy as np
 
-__all__ = ["MIN_ITEMS", "Shared", "share"]
+__all__ = ["MIN_ITEMS", "Shared", "as_child", "share"]
 
 MIN_ITEMS = 8_192
 """Fewest items shared with a child: about where forking stops costing more than it saves
@@ -45,18 +45,22 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-def _child_start(parent: int) -> None:
-    """In the child: leave Ctrl-C to the parent, and die with it."""
+def as_child(parent: int) -> None:
+    """In a forked child of ``parent``: leave Ctrl-C, which reaches the whole process group, to
+    the parent (it stops its children), and die with the parent, even killed with -9.
+
+    A parent killed between the fork and the death signal's setting sends none: the child,
+    reparented by then, sees it and exits (the usual race of ``PR_SET_PDEATHSIG``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     try:
         import ctypes
 
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
-    if os.getppid() != parent:  # the parent died before the signal was set
+    if os.getppid() != parent:
         os._exit(1)
 
 
@@ -89,7 +93,7 @@ class Shared:
             return
         code = 1
         try:  # the child: blocks from the first, until it meets one taken
-            _child_start(parent)
+            as_child(parent)
             for k in range(len(self.state)):
                 if self.state[k] != _FREE:
                     break

@@ -61,7 +61,7 @@ def diagnose_pipeline(
 ) -> Findings:
     """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (DiagnosisInputs, or
     PipelineInputs); ``started`` is the view's diagnosis begun early
-    (:func:`~openodke.eval.diagnosis.buckets.start`)."""
+    (:class:`~openodke.eval.diagnosis.buckets.Started`)."""
     bench = inputs.bench
     offered = offered_from_trace(trace, inputs.ontology) if trace is not None else None
     inverses: Any = inputs.ontology
