@@ -174,6 +174,11 @@ def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> Non
         assert share_got[k] == bool(name_keys(x))
 
 
+# A side's rows asked about are sorted (few of its rows) or marked along it (many): both ways.
+TAKEN = [pytest.param(0, id="sorted"), pytest.param(10**9, id="marked")]
+
+
+@pytest.mark.parametrize("sparse", TAKEN)
 @pytest.mark.parametrize("end_keys", IMPLEMENTATIONS)
 @settings(max_examples=40, deadline=None)
 @given(
@@ -182,7 +187,7 @@ def test_end_words_subjects_against_objects_of_two_sides(end_keys, pairs) -> Non
     data=st.data(),
 )
 def test_end_words_both_ends_of_both_sides_as_the_surface_rule_asks(
-    end_keys, gold_rows, said_rows, data
+    end_keys, sparse, gold_rows, said_rows, data
 ) -> None:
     """Every end of every row asked (the surface rule's way: rows repeated, in any order),
     pairs across the sides equal to the row-by-row tests, the same end paired with itself too."""
@@ -202,6 +207,7 @@ def test_end_words_both_ends_of_both_sides_as_the_surface_rule_asks(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(words, "end_keys", end_keys)
         patch.setattr(words, "_BLOCK", 2)
+        patch.setattr(words, "_SPARSE", sparse)
         found = words.EndWords(
             ((gold, i, True), (gold, i, False), (said, j, True), (said, j, False))
         )

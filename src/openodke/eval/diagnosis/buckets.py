@@ -199,28 +199,28 @@ def diagnose(
             cross=cross.answers() if cross.measured else None,
             long_document=_long(fit, lengths, len(m.documents)),
         )
+        # what needs no bucket first, while the surface rule's child works on
+        explain = Explainer(view, refused, judged, cross.reason)
+        fp_rows = false_positives(view, live)
+        rates, replays = rates_and_replays(
+            view,
+            live,
+            forms=forms,
+            cross=cross if cross.measured else None,
+            fit=fit,
+            lengths=lengths,
+            refused=refused,
+            inverses=inverses,
+        )
         placed = place(view, live, rules)
     finally:
         surface.close()
-    explain = Explainer(view, refused, judged, cross.reason)
 
     measured = {b: True for b in RECALL_BUCKETS}
     measured["never_offered"] = offered is not None
     measured["refused"] = refused is not None
     measured["cross_sentence"] = cross.measured
     measured["saturation"] = fit.measured
-
-    fp_rows = false_positives(view, live)
-    rates, replays = rates_and_replays(
-        view,
-        live,
-        forms=forms,
-        cross=cross if cross.measured else None,
-        fit=fit,
-        lengths=lengths,
-        refused=refused,
-        inverses=inverses,
-    )
     misses = len(placed.rows)
     buckets: list[Bucket] = []
     for name in RECALL_BUCKETS:

@@ -32,6 +32,10 @@ __all__ = ["ALIKE", "EndWords", "end_keys", "py_end_keys", "py_within", "within"
 _BLOCK = 65_536
 """Rows :class:`EndWords` reads again at once: their facts are held until keyed, no more."""
 
+_SPARSE = 32
+"""A side's rows asked about are sorted when they are fewer than one in this many of its rows,
+else marked along it (:func:`_taken`)."""
+
 ALIKE = 85.0
 """rapidfuzz ratio (0-100) at or above which two names are "85% alike"."""
 
@@ -102,6 +106,41 @@ def _starts(count: np.ndarray) -> np.ndarray:
     return start
 
 
+def _taken(
+    columns: FactColumns,
+    parts: list[tuple[np.ndarray, bool]],
+    at: list[np.ndarray],
+    mine: list[int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """A side's rows asked about (``parts``: rows, and whether their subjects are asked), once
+    each and ascending, with which of each row's two ends are asked (a column each); sets
+    ``at[mine[k]]`` to where part ``k``'s rows are among them.
+
+    Few rows against the side's length are sorted and searched (the work grows with the rows
+    asked, so small blocks of misses stay cheap on a side of millions); many are marked and
+    counted along the side, which is faster than a sort of as many."""
+    arrays = {id(rows): rows for rows, _ in parts}  # an array asked for both ends once
+    if sum(map(len, arrays.values())) * _SPARSE < len(columns):
+        taken = np.unique(np.concatenate(list(arrays.values())))
+        wanted = np.zeros((len(taken), 2), dtype=bool)
+        found = {key: np.searchsorted(taken, rows) for key, rows in arrays.items()}
+        for k, (rows, subject) in zip(mine, parts, strict=True):
+            at[k] = found[id(rows)]
+            wanted[at[k], 0 if subject else 1] = True
+        return taken, wanted
+    marks = (np.zeros(len(columns), dtype=bool), np.zeros(len(columns), dtype=bool))
+    for rows, subject in parts:
+        marks[0 if subject else 1][rows] = True
+    either = marks[0] | marks[1]
+    taken = np.flatnonzero(either)
+    rank = np.cumsum(either) - 1
+    for k, (rows, _) in zip(mine, parts, strict=True):
+        at[k] = rank[rows]
+    wanted = np.empty((len(taken), 2), dtype=bool)
+    wanted[:, 0], wanted[:, 1] = marks[0][taken], marks[1][taken]
+    return taken, wanted
+
+
 def _expand(start: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For runs (``start``, ``count``): each item's run and its position."""
     total = int(count.sum())
@@ -121,30 +160,25 @@ class EndWords:
     """
 
     def __init__(self, asked: Sequence[tuple[FactColumns, np.ndarray, bool]]) -> None:
-        # Each side's rows asked about, once each and in file order (a mark per row, no sort),
-        # both ends of a row side by side: slot 2k (subject) and 2k + 1 (object) of its k-th row.
+        # Each side's rows asked about, once each and in file order, both ends of a row side by
+        # side: slot 2k (subject) and 2k + 1 (object) of its k-th row; ``at``: per part asked,
+        # where each of its rows is among its side's.
         sides: dict[int, FactColumns] = {}
         for columns, _, _ in asked:
             sides.setdefault(id(columns), columns)
-        marks = {(key, s): np.zeros(len(c), dtype=bool) for key, c in sides.items() for s in (1, 0)}
-        for columns, rows, subject in asked:
-            marks[id(columns), int(bool(subject))][rows] = True
-        taken: list[np.ndarray] = []  # per side, its rows asked about
-        rank: list[np.ndarray] = []  # per side, per row, how many rows asked about precede it
+        side_at = {key: k for k, key in enumerate(sides)}
+        taken: list[np.ndarray] = []
+        at: list[np.ndarray] = [np.empty(0, np.int64)] * len(asked)
         slot_hashes: list[np.ndarray] = []
         slot_asked: list[np.ndarray] = []
         for key, columns in sides.items():
-            either = marks[key, 1] | marks[key, 0]
-            rows = np.flatnonzero(either)
+            mine = [k for k, (c, _, _) in enumerate(asked) if id(c) == key]
+            rows, wanted = _taken(columns, [asked[k][1:] for k in mine], at, mine)
             taken.append(rows)
-            rank.append(np.cumsum(either) - 1)
             pair = np.empty((len(rows), 2), dtype=np.int64)
             pair[:, 0], pair[:, 1] = columns.subject_names[rows], columns.object_names[rows]
             slot_hashes.append(pair.reshape(-1))
-            wanted = np.empty((len(rows), 2), dtype=bool)
-            wanted[:, 0], wanted[:, 1] = marks[key, 1][rows], marks[key, 0][rows]
             slot_asked.append(wanted.reshape(-1))
-        del marks
         base = _starts(np.array([2 * len(rows) for rows in taken], dtype=np.int64))
         every, wanted = np.concatenate(slot_hashes), np.concatenate(slot_asked)
         used = None if wanted.all() else np.flatnonzero(wanted)  # the slots asked about
@@ -164,13 +198,11 @@ class EndWords:
             spread[used] = end_of
             end_of = spread
         # per part asked, the end each of its rows names (what :meth:`index` would give)
-        side_at = {key: k for k, key in enumerate(sides)}
         self.parts: list[np.ndarray] = []
-        for columns, rows, subject in asked:
-            k = side_at[id(columns)]
-            slot = base[k] + 2 * rank[k][rows] + (0 if subject else 1)
+        for (columns, _, subject), where in zip(asked, at, strict=True):
+            slot = base[side_at[id(columns)]] + 2 * where + (0 if subject else 1)
             self.parts.append(end_of[slot])
-        del rank
+        del at
         # Each end is keyed once, from one of its slots, in slot order: the facts are then read
         # where they lie in the files, not scattered (5x faster on 280k ends). Their keys are
         # kept in that order (``proc``: the end keyed k-th), found by ``start``.
