@@ -150,6 +150,17 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
     other_way = live.pair.first_here_or_uncited(mix(d, o, s), live.uncited_codes(o, s))
     land("inverse", entity & (other_way >= 0), other_way)
     open_ = np.flatnonzero(bucket < 0)
+    # The rules after the surface rule are asked of every miss still open before it, a few more
+    # than they must be (each miss's answer is its own; land() keeps the first bucket): this is
+    # worked out while the surface rule's child works, not after it.
+    apart = np.full(len(rows), -1, dtype=np.int64)
+    apart[open_] = live.triple.first_here_or_uncited(
+        mix(d[open_], s[open_], predicate[open_], o[open_]),
+        live.uncited_codes(s[open_], predicate[open_], o[open_]),
+    )
+    both = np.zeros(len(rows), dtype=bool)
+    if len(open_):  # (the lookup of every prediction's ends is built when first asked)
+        both[open_] = live.has_node(d[open_], s[open_]) & live.has_node(d[open_], o[open_])
     if rules.confirmed is not None:
         judged = member(mix(d, key), rules.confirmed)
         land("surface_form", judged, np.full(len(rows), CONFIRMED))
@@ -157,22 +168,12 @@ def place(view: DiagnosisView, live: Live, rules: Rules) -> Placed:
         surface = np.full(len(rows), -1, dtype=np.int64)
         surface[open_] = rules.surface(rows[open_])
         land("surface_form", surface >= 0, surface)
-    # the rules below are asked only of the misses still open (land() leaves the rest)
-    at = np.flatnonzero(bucket < 0)
-    apart = np.full(len(rows), -1, dtype=np.int64)
-    apart[at] = live.triple.first_here_or_uncited(
-        mix(d[at], s[at], predicate[at], o[at]), live.uncited_codes(s[at], predicate[at], o[at])
-    )
     land("scored_apart", apart >= 0, apart)
     land("linked_other", same_way >= 0, same_way)
     if rules.cross is not None:
         land("cross_sentence", rules.cross[rows] == 1)
     if rules.long_document is not None:
         land("saturation", rules.long_document[d])
-    at = np.flatnonzero(bucket < 0)
-    both = np.zeros(len(rows), dtype=bool)
-    if len(at):  # (the lookup of every prediction's ends is built when first asked)
-        both[at] = live.has_node(d[at], s[at]) & live.has_node(d[at], o[at])
     land("not_linked", both)
     land("entity_missing", np.ones(len(rows), dtype=bool))
     return Placed(rows, bucket, near, knobs)
