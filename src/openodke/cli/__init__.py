@@ -22,6 +22,9 @@ def entry(argv: list[str] | None = None) -> None:
         sys.exit(0)
     import gc
 
+    from openodke.threads import one_thread
+
+    one_thread()  # before numpy loads: its BLAS reads the thread counts then
     before = gc.get_threshold()
     gc.set_threshold(*_THRESHOLDS)
     try:

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from openodke.errors import InputError, PipelineError
 from openodke.eval.pipeline import leftovers
+from openodke.threads import child_environment
 from openodke.types import Document
 
 __all__ = ["IN", "OUT", "CommandResult", "file_names", "run_command"]
@@ -264,9 +265,9 @@ def _execute(
                 stdout=out,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=None
-                if state is None
-                else {**os.environ, leftovers.MARKER: str(state["marker"])},
+                env=child_environment(
+                    None if state is None else {leftovers.MARKER: str(state["marker"])}
+                ),
             )
         except FileNotFoundError:
             raise PipelineError(f"command not found: {argv[0]}") from None
