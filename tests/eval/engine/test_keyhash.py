@@ -315,3 +315,50 @@ def test_check_rows_nesting_bound_is_the_python_rule(shape, where):
     room = MAX_NESTING - (2 if where == "qualifiers" else 3)
     containers = len(shape) + 1  # the qualifiers' or attributes' own mapping, then the shape
     assert (outcomes[0] is not None) == (containers > room)
+
+
+# -- a field read from its slot is what getattr reads (the C reader's shortcut) ------------------
+
+
+class _SlotEntity:
+    """An end whose fields are plain slots (member descriptors), as a msgspec Struct's are."""
+
+    __slots__ = ("key", "type", "label", "aliases", "attributes")
+
+    def __init__(self, key: str) -> None:
+        self.key, self.type, self.label, self.aliases, self.attributes = key, "Thing", None, [], {}
+
+
+class _SlotFact:
+    __slots__ = ("subject", "object_entity", "object_value", "qualifiers", "evidence")
+
+    def __init__(self, subject: str, obj: str) -> None:
+        self.subject, self.object_entity = _SlotEntity(subject), _SlotEntity(obj)
+        self.object_value, self.qualifiers, self.evidence = None, {}, []
+
+
+@pytest.mark.skipif(not keyhash.COMPILED, reason="the compiled reader")
+def test_a_field_read_from_its_slot_follows_the_type_as_getattr_does():
+    """The compiled checks read a slot's field without getattr, and remember where it lies per
+    type: a type changed since (a property now in the field's place), an empty slot, or a
+    pydantic model are read as getattr reads them."""
+    rows = [_SlotFact("s", "o")]
+    check_rows(rows, MAX_NESTING)  # the offsets are remembered now
+    original = _SlotFact.__dict__["subject"]
+    try:
+        _SlotFact.subject = property(lambda self: _SlotEntity(" "))  # type: ignore[misc, assignment]
+        with pytest.raises(ValueError, match="key is blank"):
+            check_rows(rows, MAX_NESTING)
+    finally:
+        _SlotFact.subject = original  # type: ignore[misc]
+    check_rows(rows, MAX_NESTING)
+    empty = _SlotFact("s", "o")
+    del empty.object_entity  # an empty slot: getattr's AttributeError
+    with pytest.raises(AttributeError):
+        check_rows([empty], MAX_NESTING)
+    # rows of several types in one call, each type's offsets its own
+    mixed = [*_decoded([_OK]), _SlotFact("s", "o"), *_decoded([_OK])]
+    check_rows(mixed, MAX_NESTING)
+    mixed[1] = _SlotFact("s", "\t")
+    with pytest.raises(ValueError, match="key is blank"):
+        check_rows(mixed, MAX_NESTING)
