@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -106,6 +107,22 @@ def test_a_child_killed_half_way_costs_no_answer(forks) -> None:
         deadline -= 1
     np.testing.assert_array_equal(shared.result(), _squares(items))
     assert _gone(forks[0])
+
+
+def test_a_stuck_child_is_stopped_and_its_block_worked_here(forks, monkeypatch) -> None:
+    parent = os.getpid()
+    monkeypatch.setattr(halves, "PATIENCE", 0.2)
+
+    def stuck(items: np.ndarray) -> np.ndarray:
+        if os.getpid() != parent:
+            signal.pause()  # a child that never finishes its first block
+        return _squares(items)
+
+    items = np.arange(100, dtype=np.int64)
+    started = time.monotonic()
+    np.testing.assert_array_equal(halves.share(items, stuck, block=10).result(), _squares(items))
+    assert time.monotonic() - started < 10
+    assert len(forks) == 1 and gone_soon(forks)
 
 
 def test_an_interrupted_parent_stops_and_waits_for_the_child(forks) -> None:

@@ -11,7 +11,10 @@ never pickled. Each block's state is a byte there: 0 free, 1 taken, 2 done. Two 
 both take a block at the meeting point (the test and the mark are not one step): they then work
 it both, to the same answers, which costs time, never a number. A child that dies (killed, out
 of memory) leaves its blocks not done: this process works them too. So a block's answers never
-depend on which process worked it, and a failure costs time alone.
+depend on which process worked it, and a failure costs time alone. Nor can the child hang this
+process: once every block is taken, it holds one at most, and if that takes more than
+:data:`PATIENCE` (or 20 times this process's slowest block), the child is stopped and this
+process works the block.
 
 The child ignores Ctrl-C (it reaches the whole process group; this process stops the child),
 dies with this process (``PR_SET_PDEATHSIG``), runs no ``atexit`` handler and flushes no buffer
@@ -27,12 +30,17 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from contextlib import suppress
 
 import numpy as np
 
-__all__ = ["MIN_ITEMS", "Shared", "as_child", "share"]
+__all__ = ["MIN_ITEMS", "PATIENCE", "Shared", "as_child", "share"]
+
+PATIENCE = 2.0
+"""Seconds this process waits for the child's last block, at least (20 times its own slowest
+block, if more), before it stops the child and works that block itself."""
 
 MIN_ITEMS = 8_192
 """Fewest items shared with a child: about where forking stops costing more than it saves
@@ -78,11 +86,14 @@ class Shared:
         self.answers = np.frombuffer(self._answers, dtype=np.int64, count=len(items))
         self.state = np.frombuffer(self._state, dtype=np.int8, count=count)
         self.child: int | None = None
+        self.slowest = 0.0  # seconds, the slowest block this process worked
 
     def _work(self, k: int) -> None:
         start, stop = self.bounds[k], self.bounds[k + 1]
         self.state[k] = _TAKEN
+        began = time.monotonic()
         self.answers[start:stop] = self.work(self.items[start:stop])
+        self.slowest = max(self.slowest, time.monotonic() - began)
         self.state[k] = _DONE
 
     def _start(self) -> None:
@@ -110,17 +121,33 @@ class Shared:
                 if self.state[k] != _FREE:
                     break
                 self._work(k)
-            self._wait()
+            self._wait(patience=max(PATIENCE, 20 * self.slowest))
             for k in np.flatnonzero(self.state != _DONE).tolist():  # the child died in them
                 self._work(k)
             return self.answers.copy()
         finally:
             self.close()
 
-    def _wait(self) -> None:
-        if self.child is not None:
-            child, self.child = self.child, None
-            os.waitpid(child, 0)
+    def _wait(self, patience: float | None = None) -> None:
+        """Wait for the child; past ``patience`` seconds (None: no end), stop it: it holds one
+        block at most by then (it stops at the first block taken), which this process then
+        works, so a child stuck or starved of a core costs time, never a hang."""
+        child = self.child
+        if child is None:
+            return
+        if patience is not None:
+            deadline = time.monotonic() + patience
+            while not os.waitpid(child, os.WNOHANG)[0]:
+                if time.monotonic() > deadline:
+                    with suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGKILL)
+                    break
+                time.sleep(0.0005)
+            else:
+                self.child = None  # reaped by the poll
+                return
+        os.waitpid(child, 0)
+        self.child = None
 
     def close(self) -> None:
         """Stop the child, if it still runs, wait for it, and let go of the shared memory."""
