@@ -107,14 +107,11 @@ def _starts(count: np.ndarray) -> np.ndarray:
 
 
 def _taken(
-    columns: FactColumns,
-    parts: list[tuple[np.ndarray, bool]],
-    at: list[np.ndarray],
-    mine: list[int],
-) -> tuple[np.ndarray, np.ndarray]:
+    columns: FactColumns, parts: list[tuple[np.ndarray, bool]]
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """A side's rows asked about (``parts``: rows, and whether their subjects are asked), once
-    each and ascending, with which of each row's two ends are asked (a column each); sets
-    ``at[mine[k]]`` to where part ``k``'s rows are among them.
+    each and ascending; which of each one's two ends are asked (a column each); and where each
+    part's rows are among them.
 
     Few rows against the side's length are sorted and searched (the work grows with the rows
     asked, so small blocks of misses stay cheap on a side of millions); many are marked and
@@ -122,23 +119,21 @@ def _taken(
     arrays = {id(rows): rows for rows, _ in parts}  # an array asked for both ends once
     if sum(map(len, arrays.values())) * _SPARSE < len(columns):
         taken = np.unique(np.concatenate(list(arrays.values())))
-        wanted = np.zeros((len(taken), 2), dtype=bool)
         found = {key: np.searchsorted(taken, rows) for key, rows in arrays.items()}
-        for k, (rows, subject) in zip(mine, parts, strict=True):
-            at[k] = found[id(rows)]
-            wanted[at[k], 0 if subject else 1] = True
-        return taken, wanted
+        at = [found[id(rows)] for rows, _ in parts]
+        wanted = np.zeros((len(taken), 2), dtype=bool)
+        for where, (_, subject) in zip(at, parts, strict=True):
+            wanted[where, 0 if subject else 1] = True
+        return taken, wanted, at
     marks = (np.zeros(len(columns), dtype=bool), np.zeros(len(columns), dtype=bool))
     for rows, subject in parts:
         marks[0 if subject else 1][rows] = True
     either = marks[0] | marks[1]
     taken = np.flatnonzero(either)
     rank = np.cumsum(either) - 1
-    for k, (rows, _) in zip(mine, parts, strict=True):
-        at[k] = rank[rows]
     wanted = np.empty((len(taken), 2), dtype=bool)
     wanted[:, 0], wanted[:, 1] = marks[0][taken], marks[1][taken]
-    return taken, wanted
+    return taken, wanted, [rank[rows] for rows, _ in parts]
 
 
 def _expand(start: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +168,9 @@ class EndWords:
         slot_asked: list[np.ndarray] = []
         for key, columns in sides.items():
             mine = [k for k, (c, _, _) in enumerate(asked) if id(c) == key]
-            rows, wanted = _taken(columns, [asked[k][1:] for k in mine], at, mine)
+            rows, wanted, found = _taken(columns, [(asked[k][1], asked[k][2]) for k in mine])
+            for k, positions in zip(mine, found, strict=True):
+                at[k] = positions
             taken.append(rows)
             pair = np.empty((len(rows), 2), dtype=np.int64)
             pair[:, 0], pair[:, 1] = columns.subject_names[rows], columns.object_names[rows]
@@ -199,8 +196,8 @@ class EndWords:
             end_of = spread
         # per part asked, the end each of its rows names (what :meth:`index` would give)
         self.parts: list[np.ndarray] = []
-        for (columns, _, subject), where in zip(asked, at, strict=True):
-            slot = base[side_at[id(columns)]] + 2 * where + (0 if subject else 1)
+        for (columns, _, subject), positions in zip(asked, at, strict=True):
+            slot = base[side_at[id(columns)]] + 2 * positions + (0 if subject else 1)
             self.parts.append(end_of[slot])
         del at
         # Each end is keyed once, from one of its slots, in slot order: the facts are then read
