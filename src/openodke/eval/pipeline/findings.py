@@ -21,6 +21,7 @@ from openodke.eval.diagnosis import (
     evidence_from_bench,
     offered_from_trace,
 )
+from openodke.eval.diagnosis.buckets import Started
 from openodke.eval.diagnosis.fixes import Fix, fixes
 from openodke.eval.diagnosis.track_record import attach_records
 
@@ -57,7 +58,7 @@ def diagnose_pipeline(
     track_record: Path | None = None,
     validator: Sequence[Any] | None = None,
     lenient: Sequence[Any] | None = None,
-    started: Any = None,
+    started: Started | None = None,
 ) -> Findings:
     """Diagnose ``view`` (the pipeline row's matching) against ``inputs`` (DiagnosisInputs, or
     PipelineInputs); ``started`` is the view's diagnosis begun early
