@@ -59,7 +59,7 @@ class SurfaceRule:
         self._ahead = ahead
         self._shared: Shared | None = None
         self._found: np.ndarray | None = None
-        if ahead is not None:  # 16 blocks or more, each one BLOCK at most
+        if ahead is not None:  # half a BLOCK to a BLOCK: many, for the two to share evenly
             block = min(BLOCK, max(BLOCK // 2, -(-len(ahead) // 16)))
             self._shared = share(ahead, nearest, block=block)
 
