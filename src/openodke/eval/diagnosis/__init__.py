@@ -5,8 +5,9 @@ misses and splits the false positives (DECISIONS #38); ``Diagnosis.render()`` pr
 table. Fixes are in :mod:`openodke.eval.diagnosis.fixes`.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from openodke._lazy import lazy_names
 
 # A function named as its module: imported here, or importing the module would put the module
 # where the function is expected (numpy is imported by the function, not the module).
@@ -78,19 +79,6 @@ _WHERE = {
 sentence splitter, ``name_key``) does not load the whole diagnosis and numpy (DECISIONS #225)."""
 
 
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(where), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
 __all__ = [
     "ALIKE",
     "BUCKETS",
@@ -123,3 +111,5 @@ __all__ = [
     "saturation",
     "split_sentences",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

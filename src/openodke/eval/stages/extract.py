@@ -321,7 +321,7 @@ def _holders(*objects: object) -> list[object]:
     found: dict[int, object] = {}
     for obj in objects:
         inner = [v for v in vars(obj).values() if isinstance(v, FactColumns | KeyTable)]
-        for item in (obj, *inner, *(v.keys for v in inner if isinstance(v, FactColumns))):
+        for item in (obj, *inner):
             found.setdefault(id(item), item)
             if isinstance(item, FactColumns):
                 found.setdefault(id(item.keys), item.keys)
