@@ -370,3 +370,24 @@ def test_a_nan_or_negative_timeout_is_refused_before_anything_runs(tmp_path):
             str(tmp_path / "docs.jsonl"), "--cmd", "true {in} {out}", "--timeout", value,
         )  # fmt: skip
         assert result.exit_code == 2 and "--timeout must be a number of seconds" in result.stderr
+
+
+def test_an_error_a_library_makes_of_a_ctrl_c_is_an_interruption(monkeypatch, capsys):
+    """Ctrl-C raises Terminated wherever the program is; a library may catch it and raise its
+    own error (pydantic building a model's schema gave a SchemaError, seen as a flake of the
+    test above): the run still ends as interrupted, 130, not as a bug."""
+    from openodke.cli import main as cli
+
+    def wrapping(args):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt as error:
+            raise RuntimeError("Error building schema") from error
+
+    monkeypatch.setattr(cli, "check_paths", wrapping)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["eval", "compare", "a.items.jsonl", "b.items.jsonl"])
+    assert done.value.code == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "unexpectedly" not in err

@@ -197,15 +197,18 @@ def main(argv: list[str] | None = None) -> None:
                 _interrupted(Terminated(stopped))
             _flush()
             raise done from None
-        except PermissionError as error:  # a path the user cannot read, search or write
-            if _State.debug:
-                raise
-            if error.filename is None:
-                _fail(_unexpected(error, args), 1)
-            _fail(f"error: {os.fsdecode(error.filename)}: permission denied", 2)
         except Exception as error:
             if _State.debug:
                 raise
+            stopped = signals.received()
+            if stopped is not None:
+                # The signal raised Terminated and a library turned it into an error of its
+                # own (pydantic building a model's schema as Ctrl-C lands: SchemaError): the
+                # run was interrupted, not broken.
+                _interrupted(Terminated(stopped))
+            if isinstance(error, PermissionError) and error.filename is not None:
+                # a path the user cannot read, search or write
+                _fail(f"error: {os.fsdecode(error.filename)}: permission denied", 2)
             _fail(_unexpected(error, args), 1)
         _flush()
 
