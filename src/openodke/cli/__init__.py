@@ -31,10 +31,6 @@ def entry(argv: list[str] | None = None) -> None:
         _start(args, argv)
     finally:
         gc.set_threshold(*before)
-        if argv is None:  # the console script: nothing of the caller's runs after this
-            from openodke.cli import signals
-
-            signals.after_the_command()
 
 
 _THRESHOLDS = (20_000, 50, 1_000)
@@ -52,6 +48,10 @@ def _start(args: list[str], argv: list[str] | None) -> None:
 
         with signals.handled():
             from openodke.cli.main import main as run
+        if argv is None:  # the console script: nothing of the caller's runs after the command
+            # A signal outside the command's own handling (main's, which puts these back when
+            # it is done) ends the process at once, quietly, however late it lands.
+            signals.after_the_command()
     except KeyboardInterrupt as error:
         sys.stderr.write("interrupted while starting; nothing was read or written\n")
         sys.exit(128 + getattr(error, "signum", 2))  # 2: SIGINT, before our handler was in

@@ -87,11 +87,12 @@ def _exit_now(signum: int, frame: FrameType | None) -> None:
 
 
 def after_the_command() -> None:
-    """From here to the process's end (the interpreter shutting down: atexit, joining threads),
-    SIGINT, SIGTERM and SIGHUP end it at once with 128 + the signal's number. The command is
-    over and its output flushed; left to Python's default, a Ctrl-C there printed a
-    KeyboardInterrupt traceback from ``threading._shutdown``. A signal the caller ignores
-    stays ignored; only the main thread may set handlers."""
+    """From here to the process's end, outside :func:`handled` blocks (which put these back
+    when they are done), SIGINT, SIGTERM and SIGHUP end it at once with 128 + the signal's
+    number. Set before the command runs, so no moment is left after it: left to Python's
+    default, a Ctrl-C there printed a KeyboardInterrupt traceback (from ``threading._shutdown``,
+    or from the import that used to set these). A signal the caller ignores stays ignored;
+    only the main thread may set handlers."""
     if threading.current_thread() is not threading.main_thread():
         return
     for sig in HANDLED:
